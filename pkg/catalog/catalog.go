@@ -1,0 +1,77 @@
+// Package catalog assembles the registry from the enabled toolsets. It is
+// the one place that decides which operation sets exist and in what order.
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/registry"
+)
+
+// Toolsets lists the known toolsets, in catalog order.
+var Toolsets = []string{joplinops.Toolset}
+
+// Config is what the operation sets need at construction. Building the
+// catalog does no network or disk I/O.
+type Config struct {
+	Joplin       *joplin.Client
+	JoplinLimits joplinops.Limits
+	// Enabled names the toolsets to include; empty means all.
+	Enabled []string
+}
+
+// ParseToolsets parses a comma-separated toolset list.
+func ParseToolsets(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return append([]string(nil), Toolsets...), nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if !contains(Toolsets, name) {
+			return nil, fmt.Errorf("unknown toolset %q (known: %s)", name, strings.Join(Toolsets, ", "))
+		}
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return index(out[i]) < index(out[j]) })
+	return out, nil
+}
+
+// Build returns the registry for cfg.
+func Build(cfg Config) (*registry.Registry, error) {
+	enabled := cfg.Enabled
+	if len(enabled) == 0 {
+		enabled = Toolsets
+	}
+	var ops []registry.Operation
+	if contains(enabled, joplinops.Toolset) {
+		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits)...)
+	}
+	return registry.New(ops...)
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func index(s string) int {
+	for i, v := range Toolsets {
+		if v == s {
+			return i
+		}
+	}
+	return len(Toolsets)
+}

@@ -1,0 +1,80 @@
+// Package domainerr defines the structured, transport-neutral error every
+// operation returns: a stable code, a safe message, a retryable flag and
+// optional details. Adapters render it; they never invent their own codes.
+package domainerr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code is a stable, documented error code (see docs/errors.md).
+type Code string
+
+// The stable error codes. Adding one means documenting it in docs/errors.md;
+// a test keeps the two in step.
+const (
+	InvalidArgument       Code = "INVALID_ARGUMENT"
+	UnknownOperation      Code = "UNKNOWN_OPERATION"
+	NotExposed            Code = "NOT_EXPOSED"
+	RequestTooLarge       Code = "REQUEST_TOO_LARGE"
+	NestingTooDeep        Code = "NESTING_TOO_DEEP"
+	Busy                  Code = "BUSY"
+	Cancelled             Code = "CANCELLED"
+	NotFound              Code = "NOT_FOUND"
+	JoplinUnavailable     Code = "JOPLIN_UNAVAILABLE"
+	JoplinAuthFailed      Code = "JOPLIN_AUTH_FAILED"
+	JoplinError           Code = "JOPLIN_ERROR"
+	WriteOutcomeUnknown   Code = "WRITE_OUTCOME_UNKNOWN"
+	NoteAlreadyExists     Code = "NOTE_ALREADY_EXISTS"
+	NotebookAlreadyExists Code = "NOTEBOOK_ALREADY_EXISTS"
+	TagAlreadyExists      Code = "TAG_ALREADY_EXISTS"
+	ResourceAlreadyExists Code = "RESOURCE_ALREADY_EXISTS"
+	Unauthenticated       Code = "UNAUTHENTICATED"
+	OriginNotAllowed      Code = "ORIGIN_NOT_ALLOWED"
+	Internal              Code = "INTERNAL"
+)
+
+// AllCodes lists every code, in documentation order.
+var AllCodes = []Code{
+	InvalidArgument, UnknownOperation, NotExposed, RequestTooLarge, NestingTooDeep,
+	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
+	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
+	ResourceAlreadyExists, Unauthenticated, OriginNotAllowed, Internal,
+}
+
+// Error is the domain error carried to every client. Message and Details must
+// never contain secrets, request URLs, local paths or caller-supplied values.
+type Error struct {
+	Code      Code           `json:"code"`
+	Message   string         `json:"message"`
+	Retryable bool           `json:"retryable"`
+	Details   map[string]any `json:"details,omitempty"`
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// New returns a non-retryable error.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Retryable returns a retryable error.
+func Retryable(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: true}
+}
+
+// WithDetails returns e with the given details attached.
+func (e *Error) WithDetails(details map[string]any) *Error {
+	e.Details = details
+	return e
+}
+
+// As extracts a domain error from err's chain.
+func As(err error) (*Error, bool) {
+	var de *Error
+	if errors.As(err, &de) {
+		return de, true
+	}
+	return nil, false
+}

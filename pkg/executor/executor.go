@@ -1,0 +1,188 @@
+// Package executor is the single validating path from every adapter to an
+// operation handler: lookup, exposure check, size and nesting limits, schema
+// validation, a concurrency slot, the handler, and failure classification.
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+
+	"github.com/qri-io/jsonschema"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/registry"
+)
+
+// Limits bounds what one call may ask of the process.
+type Limits struct {
+	// MaxArgBytes bounds the encoded arguments of one call.
+	MaxArgBytes int
+	// MaxDepth bounds JSON nesting of the arguments.
+	MaxDepth int
+	// MaxActive bounds handlers running at once; beyond it calls get BUSY.
+	MaxActive int
+}
+
+// DefaultLimits suits a single-user bridge; MaxArgBytes leaves room for a
+// base64-encoded 10 MiB resource.
+var DefaultLimits = Limits{MaxArgBytes: 16 << 20, MaxDepth: 64, MaxActive: 32}
+
+// Executor runs operations from one registry. It is safe for concurrent use.
+type Executor struct {
+	reg            *registry.Registry
+	inputs         map[string]*jsonschema.Schema
+	outputs        map[string]*jsonschema.Schema
+	limits         Limits
+	slots          chan struct{}
+	log            *slog.Logger
+	validateOutput bool
+}
+
+// Option configures an Executor.
+type Option func(*Executor)
+
+// WithOutputValidation makes the executor check every successful result
+// against the operation's output schema (used by tests and debugging).
+func WithOutputValidation() Option { return func(e *Executor) { e.validateOutput = true } }
+
+// WithLogger sets where failures are logged; the default discards.
+func WithLogger(l *slog.Logger) Option { return func(e *Executor) { e.log = l } }
+
+var loadDraft sync.Once
+
+// New compiles every schema in reg once and warms each validator, so later
+// concurrent validation is safe (qri-io/jsonschema is not safe for
+// concurrent first use).
+func New(reg *registry.Registry, limits Limits, opts ...Option) (*Executor, error) {
+	loadDraft.Do(jsonschema.LoadDraft2019_09)
+	if limits.MaxActive <= 0 || limits.MaxArgBytes <= 0 || limits.MaxDepth <= 0 {
+		return nil, errors.New("executor: limits must be positive")
+	}
+	e := &Executor{
+		reg:     reg,
+		inputs:  make(map[string]*jsonschema.Schema, reg.Len()),
+		outputs: make(map[string]*jsonschema.Schema, reg.Len()),
+		limits:  limits,
+		slots:   make(chan struct{}, limits.MaxActive),
+		log:     slog.New(slog.DiscardHandler),
+	}
+	for _, o := range opts {
+		o(e)
+	}
+	for _, op := range reg.Operations() {
+		in, err := compile(op.InputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("executor: operation %q input schema: %w", op.Name, err)
+		}
+		out, err := compile(op.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("executor: operation %q output schema: %w", op.Name, err)
+		}
+		e.inputs[op.Name], e.outputs[op.Name] = in, out
+	}
+	return e, nil
+}
+
+func compile(raw json.RawMessage) (*jsonschema.Schema, error) {
+	s := &jsonschema.Schema{}
+	if err := json.Unmarshal(raw, s); err != nil {
+		return nil, err
+	}
+	// Warm-up: the first validation resolves refs and caches state.
+	s.Validate(context.Background(), map[string]any{})
+	return s, nil
+}
+
+// Registry returns the registry this executor runs.
+func (e *Executor) Registry() *registry.Registry { return e.reg }
+
+// Call runs operation name for a caller on transport t. It returns the
+// encoded result object, or a domain error; never both.
+func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
+	op, ok := e.reg.Lookup(name)
+	if !ok {
+		return nil, domainerr.New(domainerr.UnknownOperation, "unknown operation")
+	}
+	if !op.ExposedOn(t) {
+		return nil, domainerr.New(domainerr.NotExposed, "operation %s is not available on %s", name, t)
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	if len(args) > e.limits.MaxArgBytes {
+		return nil, domainerr.New(domainerr.RequestTooLarge, "arguments exceed %d bytes", e.limits.MaxArgBytes)
+	}
+	if err := checkDepth(args, e.limits.MaxDepth); err != nil {
+		return nil, err
+	}
+	if err := validateInput(ctx, e.inputs[name], args); err != nil {
+		return nil, err
+	}
+	select {
+	case e.slots <- struct{}{}:
+	default:
+		return nil, domainerr.Retryable(domainerr.Busy, "too many operations in progress; retry shortly")
+	}
+	defer func() { <-e.slots }()
+
+	out, err := e.run(ctx, op, args)
+	if err != nil {
+		return nil, e.classify(name, err)
+	}
+	encoded, encErr := encodeResult(out)
+	if encErr != nil {
+		e.log.Error("result encoding failed", "operation", name, "err", encErr)
+		return nil, domainerr.New(domainerr.Internal, "internal error")
+	}
+	if e.validateOutput {
+		if errs, verr := e.outputs[name].ValidateBytes(ctx, encoded); verr != nil || len(errs) > 0 {
+			e.log.Error("result does not match output schema", "operation", name, "problems", len(errs))
+			return nil, domainerr.New(domainerr.Internal, "result does not match the output schema").
+				WithDetails(map[string]any{"problems": sanitize(errs)})
+		}
+	}
+	return encoded, nil
+}
+
+func (e *Executor) run(ctx context.Context, op registry.Operation, args json.RawMessage) (out any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.log.Error("operation panicked", "operation", op.Name, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			out, err = nil, domainerr.New(domainerr.Internal, "internal error")
+		}
+	}()
+	return op.Handler(ctx, args)
+}
+
+func (e *Executor) classify(name string, err error) *domainerr.Error {
+	if de, ok := domainerr.As(err); ok {
+		return de
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return domainerr.Retryable(domainerr.Cancelled, "the operation was cancelled or timed out")
+	}
+	e.log.Error("operation failed", "operation", name, "err", err)
+	return domainerr.New(domainerr.Internal, "internal error")
+}
+
+func encodeResult(out any) (json.RawMessage, error) {
+	var b []byte
+	switch v := out.(type) {
+	case json.RawMessage:
+		b = v
+	default:
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return nil, errors.New("result is not a JSON object")
+	}
+	return b, nil
+}

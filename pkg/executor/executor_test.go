@@ -1,0 +1,158 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+type echoIn struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+func testRegistry(t *testing.T, calls *atomic.Int32) *registry.Registry {
+	t.Helper()
+	in := schema.Object("", map[string]any{
+		"id":    schema.ID("id"),
+		"title": schema.String("title", 1, 10),
+		"n":     schema.Integer("n", 0, 5),
+		"deep":  schema.Array("x", schema.Array("y", schema.Integer("z", 0, 1), 4), 4),
+	}, "id")
+	out := schema.Object("", map[string]any{"id": schema.ID("id")}, "id")
+	ops := []registry.Operation{
+		{Name: "echo_id", Title: "Echo", Description: "Echo id", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out),
+			Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio},
+			Handler: func(ctx context.Context, args json.RawMessage) (any, error) {
+				calls.Add(1)
+				var v echoIn
+				_ = json.Unmarshal(args, &v)
+				switch v.Title {
+				case "panic":
+					panic("boom secret-ish detail")
+				case "fail":
+					return nil, domainerr.New(domainerr.NotFound, "no such thing")
+				case "plain":
+					return nil, context.Canceled
+				case "badout":
+					return map[string]any{"id": "nope"}, nil
+				}
+				return map[string]any{"id": v.ID}, nil
+			}},
+	}
+	r, err := registry.New(ops...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+const goodID = "0123456789abcdef0123456789abcdef"
+
+func TestExecutorPipeline(t *testing.T) {
+	var calls atomic.Int32
+	ex, err := New(testRegistry(t, &calls), Limits{MaxArgBytes: 512, MaxDepth: 4, MaxActive: 2}, WithOutputValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cases := []struct {
+		name, op string
+		tr       registry.Transport
+		args     string
+		code     domainerr.Code
+	}{
+		{"ok", "echo_id", registry.MCPStdio, `{"id":"` + goodID + `"}`, ""},
+		{"unknown op", "nope", registry.MCPStdio, `{}`, domainerr.UnknownOperation},
+		{"not exposed", "echo_id", registry.Actions, `{"id":"` + goodID + `"}`, domainerr.NotExposed},
+		{"too large", "echo_id", registry.MCPStdio, `{"id":"` + strings.Repeat("a", 600) + `"}`, domainerr.RequestTooLarge},
+		{"too deep", "echo_id", registry.MCPStdio, `{"deep":[[[[[1]]]]]}`, domainerr.NestingTooDeep},
+		{"unknown key", "echo_id", registry.MCPStdio, `{"id":"` + goodID + `","extra":1}`, domainerr.InvalidArgument},
+		{"missing required", "echo_id", registry.MCPStdio, `{}`, domainerr.InvalidArgument},
+		{"bad pattern", "echo_id", registry.MCPStdio, `{"id":"SECRETSECRETSECRETSECRETSECRET12"}`, domainerr.InvalidArgument},
+		{"not object", "echo_id", registry.MCPStdio, `[1]`, domainerr.InvalidArgument},
+		{"invalid json", "echo_id", registry.MCPStdio, `{"id":`, domainerr.InvalidArgument},
+		{"panic", "echo_id", registry.MCPStdio, `{"id":"` + goodID + `","title":"panic"}`, domainerr.Internal},
+		{"domain error", "echo_id", registry.MCPStdio, `{"id":"` + goodID + `","title":"fail"}`, domainerr.NotFound},
+		{"cancelled", "echo_id", registry.MCPStdio, `{"id":"` + goodID + `","title":"plain"}`, domainerr.Cancelled},
+		{"bad output", "echo_id", registry.MCPStdio, `{"id":"` + goodID + `","title":"badout"}`, domainerr.Internal},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := calls.Load()
+			out, derr := ex.Call(ctx, c.tr, c.op, json.RawMessage(c.args))
+			if c.code == "" {
+				if derr != nil || string(out) != `{"id":"`+goodID+`"}` {
+					t.Fatalf("got %s, %v", out, derr)
+				}
+				return
+			}
+			if derr == nil || derr.Code != c.code {
+				t.Fatalf("want %s, got %v (%s)", c.code, derr, out)
+			}
+			enc, _ := json.Marshal(derr)
+			if strings.Contains(string(enc), "SECRET") || strings.Contains(string(enc), "boom") || strings.Contains(string(enc), "goroutine") {
+				t.Fatalf("error leaks input or stack: %s", enc)
+			}
+			rejectedEarly := c.code == domainerr.UnknownOperation || c.code == domainerr.NotExposed ||
+				c.code == domainerr.RequestTooLarge || c.code == domainerr.NestingTooDeep || c.code == domainerr.InvalidArgument
+			if rejectedEarly && calls.Load() != before {
+				t.Fatalf("handler ran for a call rejected before it")
+			}
+		})
+	}
+}
+
+func TestValidationProblemsNamePaths(t *testing.T) {
+	var calls atomic.Int32
+	ex, err := New(testRegistry(t, &calls), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id",
+		json.RawMessage(`{"title":"waytoolongSECRETvalue","n":9,"bogus":true}`))
+	if derr == nil {
+		t.Fatal("expected an error")
+	}
+	got, _ := json.Marshal(derr.Details["problems"])
+	for _, want := range []string{`"/title"`, `"/n"`, `"/id"`, "required property is missing", "string is too long", "number is too large", "unknown property"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("problems %s lack %s", got, want)
+		}
+	}
+	if strings.Contains(string(got), "SECRET") || strings.Contains(string(got), "9") {
+		t.Errorf("problems leak values: %s", got)
+	}
+}
+
+func TestBusyBeyondMaxActive(t *testing.T) {
+	block := make(chan struct{})
+	started := make(chan struct{}, 1)
+	in := schema.JSON(schema.Object("", map[string]any{}))
+	r, err := registry.New(registry.Operation{Name: "wait_here", Title: "W", Description: "W", InputSchema: in, OutputSchema: in,
+		Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio},
+		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+			started <- struct{}{}
+			<-block
+			return struct{}{}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, _ := New(r, Limits{MaxArgBytes: 100, MaxDepth: 4, MaxActive: 1})
+	done := make(chan struct{})
+	go func() { ex.Call(context.Background(), registry.MCPStdio, "wait_here", nil); close(done) }()
+	<-started
+	_, derr := ex.Call(context.Background(), registry.MCPStdio, "wait_here", nil)
+	if derr == nil || derr.Code != domainerr.Busy || !derr.Retryable {
+		t.Fatalf("want retryable BUSY, got %v", derr)
+	}
+	close(block)
+	<-done
+}

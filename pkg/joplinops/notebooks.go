@@ -1,0 +1,105 @@
+package joplinops
+
+import (
+	"context"
+	"net/url"
+	"sort"
+
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// apiFolder is a notebook as Joplin encodes it.
+type apiFolder struct {
+	ID          string `json:"id"`
+	ParentID    string `json:"parent_id"`
+	Title       string `json:"title"`
+	DeletedTime int64  `json:"deleted_time"`
+}
+
+// NotebookNode is one notebook in the tree list_notebooks returns.
+type NotebookNode struct {
+	ID       string         `json:"id"`
+	Title    string         `json:"title"`
+	Children []NotebookNode `json:"children"`
+}
+
+// MaxNotebooks bounds the notebook tree.
+const MaxNotebooks = 10_000
+
+func (o *Ops) notebook(ctx context.Context, id string) (apiFolder, error) {
+	var f apiFolder
+	err := o.c.Get(ctx, "/folders/"+id, url.Values{"fields": {"id,parent_id,title,deleted_time"}}, &f)
+	return f, err
+}
+
+type listNotebooksIn struct{}
+
+type listNotebooksOut struct {
+	Notebooks []NotebookNode `json:"notebooks"`
+	Total     int            `json:"total"`
+}
+
+func (o *Ops) listNotebooks() registry.Operation {
+	node := schema.Object("A notebook and its sub-notebooks.", map[string]any{
+		"id":       schema.ID("Notebook id."),
+		"title":    schema.String("Title.", 0, 10_000),
+		"children": schema.Array("Sub-notebooks, by title.", schema.Ref("notebook"), MaxNotebooks),
+	}, "id", "title", "children")
+	out := schema.Object("", map[string]any{
+		"notebooks": schema.Array("Top-level notebooks, by title.", schema.Ref("notebook"), MaxNotebooks),
+		"total":     schema.Integer("Number of notebooks in the tree.", 0, MaxNotebooks),
+	}, "notebooks", "total")
+	out["$defs"] = map[string]any{"notebook": node}
+	return op("list_notebooks", "List notebooks", "List every notebook not in the trash, as a tree sorted by title.",
+		registry.EffectRead, schema.Object("", map[string]any{}), out,
+		typed(func(ctx context.Context, _ listNotebooksIn) (listNotebooksOut, error) {
+			folders, err := joplin.ListAll[apiFolder](ctx, o.c, "/folders", url.Values{
+				"fields": {"id,parent_id,title"}, "order_by": {"title"}, "order_dir": {"ASC"},
+			}, MaxNotebooks)
+			if err != nil {
+				return listNotebooksOut{}, err
+			}
+			return listNotebooksOut{Notebooks: buildTree(folders), Total: len(folders)}, nil
+		}))
+}
+
+// buildTree arranges folders by parent. A folder whose parent is not in the
+// list (for example a trashed parent) is shown at the top level, so nothing
+// listed is unreachable.
+func buildTree(folders []apiFolder) []NotebookNode {
+	present := make(map[string]bool, len(folders))
+	for _, f := range folders {
+		present[f.ID] = true
+	}
+	children := map[string][]apiFolder{}
+	for _, f := range folders {
+		parent := f.ParentID
+		if !present[parent] {
+			parent = ""
+		}
+		children[parent] = append(children[parent], f)
+	}
+	var build func(parent string, seen map[string]bool) []NotebookNode
+	build = func(parent string, seen map[string]bool) []NotebookNode {
+		kids := children[parent]
+		sort.SliceStable(kids, func(i, j int) bool {
+			a, b := NormalizeTitle(kids[i].Title), NormalizeTitle(kids[j].Title)
+			if a != b {
+				return a < b
+			}
+			return kids[i].ID < kids[j].ID
+		})
+		out := make([]NotebookNode, 0, len(kids))
+		for _, k := range kids {
+			if seen[k.ID] {
+				continue // a parent cycle in corrupt data; never loop
+			}
+			seen[k.ID] = true
+			out = append(out, NotebookNode{ID: k.ID, Title: k.Title, Children: build(k.ID, seen)})
+		}
+		return out
+	}
+	return build("", map[string]bool{})
+}

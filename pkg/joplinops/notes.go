@@ -1,0 +1,166 @@
+package joplinops
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// Note is a Joplin note as the operations return it.
+type Note struct {
+	ID            string  `json:"id"`
+	ParentID      string  `json:"notebook_id"`
+	Title         string  `json:"title"`
+	Body          *string `json:"body,omitempty"`
+	IsTodo        bool    `json:"is_todo"`
+	TodoDue       int64   `json:"todo_due"`
+	TodoCompleted int64   `json:"todo_completed"`
+	CreatedTime   int64   `json:"created_time"`
+	UpdatedTime   int64   `json:"updated_time"`
+	Trashed       bool    `json:"trashed"`
+}
+
+// apiNote is a note as Joplin encodes it.
+type apiNote struct {
+	ID            string `json:"id"`
+	ParentID      string `json:"parent_id"`
+	Title         string `json:"title"`
+	Body          string `json:"body"`
+	IsTodo        int    `json:"is_todo"`
+	TodoDue       int64  `json:"todo_due"`
+	TodoCompleted int64  `json:"todo_completed"`
+	CreatedTime   int64  `json:"created_time"`
+	UpdatedTime   int64  `json:"updated_time"`
+	DeletedTime   int64  `json:"deleted_time"`
+}
+
+const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
+
+func (n apiNote) toNote(withBody bool) Note {
+	out := Note{
+		ID: n.ID, ParentID: n.ParentID, Title: n.Title, IsTodo: n.IsTodo == 1,
+		TodoDue: n.TodoDue, TodoCompleted: n.TodoCompleted,
+		CreatedTime: n.CreatedTime, UpdatedTime: n.UpdatedTime, Trashed: n.DeletedTime > 0,
+	}
+	if withBody {
+		body := n.Body
+		out.Body = &body
+	}
+	return out
+}
+
+// MaxBodyChars bounds a note body accepted from a caller.
+const MaxBodyChars = 1_000_000
+
+func noteSchema() schema.S {
+	return schema.Object("A Joplin note.", map[string]any{
+		"id":             schema.ID("Note id."),
+		"notebook_id":    schema.ID("Id of the notebook holding the note."),
+		"title":          schema.String("Title.", 0, 10_000),
+		"body":           schema.String("Markdown body; present when requested.", 0, 100_000_000),
+		"is_todo":        schema.Bool("Whether the note is a to-do."),
+		"todo_due":       timeSchema,
+		"todo_completed": timeSchema,
+		"created_time":   timeSchema,
+		"updated_time":   timeSchema,
+		"trashed":        schema.Bool("Whether the note is in the trash."),
+	}, "id", "notebook_id", "title", "is_todo", "todo_due", "todo_completed", "created_time", "updated_time", "trashed")
+}
+
+type getNoteIn struct {
+	ID          string `json:"id"`
+	IncludeBody *bool  `json:"include_body"`
+}
+
+func (o *Ops) getNote() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"id":           schema.ID("Note id."),
+		"include_body": schema.Bool("Return the Markdown body (default true)."),
+	}, "id")
+	return op("get_note", "Get note", "Read one note by id, including trashed notes.",
+		registry.EffectRead, in, noteSchema(), typed(func(ctx context.Context, in getNoteIn) (Note, error) {
+			var n apiNote
+			if err := o.c.Get(ctx, "/notes/"+in.ID, url.Values{"fields": {noteFields}}, &n); err != nil {
+				return Note{}, err
+			}
+			return n.toNote(in.IncludeBody == nil || *in.IncludeBody), nil
+		}))
+}
+
+type createNoteIn struct {
+	NotebookID string `json:"notebook_id"`
+	Title      string `json:"title"`
+	Body       string `json:"body"`
+	IsTodo     bool   `json:"is_todo"`
+	TodoDue    int64  `json:"todo_due"`
+}
+
+func (o *Ops) createNote() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"notebook_id": schema.ID("Notebook to create the note in."),
+		"title":       titleSchema,
+		"body":        schema.String("Markdown body.", 0, MaxBodyChars),
+		"is_todo":     schema.Bool("Create a to-do instead of a plain note."),
+		"todo_due":    timeSchema,
+	}, "notebook_id", "title")
+	desc := "Create a note in a notebook. Fails with NOTE_ALREADY_EXISTS, writing nothing, " +
+		"when the notebook already holds a note with the same title (trashed notes included)."
+	return op("create_note", "Create note", desc, registry.EffectCreate, in, noteSchema(),
+		typed(o.doCreateNote))
+}
+
+func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
+	o.createMu.Lock()
+	defer o.createMu.Unlock()
+
+	nb, err := o.notebook(ctx, in.NotebookID)
+	if err != nil {
+		return Note{}, err
+	}
+	if nb.DeletedTime > 0 {
+		return Note{}, domainerr.New(domainerr.InvalidArgument, "the notebook is in the trash; restore it first").
+			WithDetails(map[string]any{"notebook_id": in.NotebookID, "restore_tool": "restore_notebook"})
+	}
+	want := NormalizeTitle(in.Title)
+	all, err := joplin.ListAll[apiNote](ctx, o.c, "/notes", url.Values{
+		"fields": {"id,parent_id,title,deleted_time"}, "include_deleted": {"1"},
+	}, o.limits.MaxScan)
+	if err != nil {
+		return Note{}, err
+	}
+	var matches []match
+	for _, n := range all {
+		if n.ParentID == in.NotebookID && NormalizeTitle(n.Title) == want {
+			matches = append(matches, match{ID: n.ID, Trashed: n.DeletedTime > 0})
+		}
+	}
+	if len(matches) > 0 {
+		return Note{}, alreadyExists(domainerr.NoteAlreadyExists, "note", "update_note", "restore_note", matches)
+	}
+
+	id := joplin.NewID()
+	req := map[string]any{"id": id, "parent_id": in.NotebookID, "title": in.Title, "body": in.Body}
+	if in.IsTodo {
+		req["is_todo"] = 1
+		req["todo_due"] = in.TodoDue
+	}
+	var created apiNote
+	if err := o.c.Write(ctx, "POST", "/notes", nil, req, &created); err != nil {
+		return Note{}, withObjectID(err, id)
+	}
+	return created.toNote(true), nil
+}
+
+// withObjectID attaches the id a create chose to an uncertain-outcome error,
+// so an operator can check whether the object exists.
+func withObjectID(err error, id string) error {
+	if de, ok := domainerr.As(err); ok && de.Code == domainerr.WriteOutcomeUnknown {
+		return domainerr.New(de.Code, "%s; check whether object %s exists before retrying", de.Message, id).
+			WithDetails(map[string]any{"id": id})
+	}
+	return err
+}

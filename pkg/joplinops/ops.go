@@ -1,0 +1,72 @@
+// Package joplinops defines the Joplin operation set: notes, notebooks,
+// search and status over the Data API, with duplicate-safe creates.
+package joplinops
+
+import (
+	"context"
+	"sync"
+
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// Toolset is the name users pass to --toolsets to enable these operations.
+const Toolset = "joplin"
+
+// Limits bounds what the Joplin operations ask of Joplin and return.
+type Limits struct {
+	// MaxScan bounds how many objects of one kind a preflight or tree walk reads.
+	MaxScan int
+}
+
+// DefaultLimits suits personal notebooks of up to 100,000 notes.
+var DefaultLimits = Limits{MaxScan: 100_000}
+
+// Ops holds the state shared by the Joplin operations.
+type Ops struct {
+	c      *joplin.Client
+	limits Limits
+	// createMu serializes duplicate preflight and create within the process.
+	createMu sync.Mutex
+}
+
+var allTransports = []registry.Transport{registry.MCPStdio, registry.MCPHTTP, registry.Actions}
+
+// Operations returns the Joplin operations in catalog order.
+func Operations(c *joplin.Client, limits Limits) []registry.Operation {
+	o := &Ops{c: c, limits: limits}
+	return []registry.Operation{
+		o.joplinStatus(),
+		o.listNotebooks(),
+		o.getNote(),
+		o.createNote(),
+		o.search(),
+	}
+}
+
+// op fills the fields every Joplin operation shares.
+func op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {
+	return registry.Operation{
+		Name: name, Title: title, Description: desc, Toolset: Toolset,
+		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out),
+		Effect: effect, Exposure: allTransports, Handler: h,
+	}
+}
+
+// typed is registry.Typed with the handler's result type fixed.
+func typed[In, Out any](fn func(context.Context, In) (Out, error)) registry.Handler {
+	return registry.Typed(func(ctx context.Context, in In) (any, error) {
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	})
+}
+
+// Shared schema fragments.
+var (
+	titleSchema = schema.String("Title.", 1, 500)
+	timeSchema  = schema.Integer("Unix time in milliseconds; 0 when unset.", 0, 1<<53)
+)

@@ -1,0 +1,46 @@
+package joplinops
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+type statusOut struct {
+	Reachable     bool   `json:"reachable"`
+	Authenticated bool   `json:"authenticated"`
+	Code          string `json:"code,omitempty"`
+	Message       string `json:"message"`
+}
+
+func (o *Ops) joplinStatus() registry.Operation {
+	out := schema.Object("", map[string]any{
+		"reachable":     schema.Bool("Whether the Joplin Data API answered."),
+		"authenticated": schema.Bool("Whether Joplin accepted the token."),
+		"code":          schema.String("Error code when not usable.", 0, 64),
+		"message":       schema.String("Summary.", 0, 500),
+	}, "reachable", "authenticated", "message")
+	return op("joplin_status", "Joplin status", "Check whether Joplin is reachable and accepts the configured token.",
+		registry.EffectRead, schema.Object("", map[string]any{}), out,
+		typed(func(ctx context.Context, _ struct{}) (statusOut, error) {
+			if err := o.c.Ping(ctx); err != nil {
+				return statusFromErr(false, err)
+			}
+			var page struct{}
+			if err := o.c.Get(ctx, "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, &page); err != nil {
+				return statusFromErr(true, err)
+			}
+			return statusOut{Reachable: true, Authenticated: true, Message: "Joplin is reachable and the token is accepted"}, nil
+		}))
+}
+
+func statusFromErr(reachable bool, err error) (statusOut, error) {
+	de, ok := domainerr.As(err)
+	if !ok {
+		return statusOut{}, err
+	}
+	return statusOut{Reachable: reachable && de.Code != domainerr.JoplinUnavailable, Code: string(de.Code), Message: de.Message}, nil
+}

@@ -1,0 +1,107 @@
+// Package mcpadapter turns the registry into MCP tools (mark3labs/mcp-go)
+// and serves them over stdio and Streamable HTTP. It holds no operation list
+// of its own: every tool comes from the registry and every call goes through
+// the executor.
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/registry"
+)
+
+// ServerName is the MCP server name advertised at initialize.
+const ServerName = "notebridge"
+
+// SupportedProtocolVersions lists the MCP protocol versions both transports
+// negotiate, newest first.
+func SupportedProtocolVersions() []string {
+	return append([]string(nil), mcp.ValidProtocolVersions...)
+}
+
+// NewServer builds an MCP server exposing the operations of ex's registry
+// that are exposed on transport t.
+func NewServer(ex *executor.Executor, t registry.Transport, version string, log *slog.Logger) *server.MCPServer {
+	s := server.NewMCPServer(ServerName, version,
+		server.WithToolCapabilities(false),
+		server.WithRecovery(),
+		server.WithInstructions("notebridge gives safe access to the user's Joplin notes. Creates never duplicate: an *_ALREADY_EXISTS error names the existing object and the tool to update or restore it."),
+	)
+	for _, op := range ex.Registry().Exposed(t) {
+		s.AddTool(Tool(op), handler(ex, t, op.Name))
+	}
+	return s
+}
+
+// Tool converts one operation to its MCP tool definition, with every
+// annotation hint set explicitly from the effect.
+func Tool(op registry.Operation) mcp.Tool {
+	tool := mcp.NewToolWithRawSchema(op.Name, op.Description, op.InputSchema)
+	tool.RawOutputSchema = op.OutputSchema
+	tool.Title = op.Title
+	tool.Annotations = Annotations(op)
+	return tool
+}
+
+// Annotations derives the MCP hints from an operation's effect. Joplin is
+// the user's own closed store, so no tool is open-world.
+func Annotations(op registry.Operation) mcp.ToolAnnotation {
+	readOnly := op.Effect == registry.EffectRead
+	destructive := op.Effect == registry.EffectUpdate || op.Effect == registry.EffectTrash || op.Effect == registry.EffectDeletePermanent
+	idempotent := op.Effect != registry.EffectCreate
+	return mcp.ToolAnnotation{
+		Title:           op.Title,
+		ReadOnlyHint:    mcp.ToBoolPtr(readOnly),
+		DestructiveHint: mcp.ToBoolPtr(destructive),
+		IdempotentHint:  mcp.ToBoolPtr(idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(false),
+	}
+}
+
+func handler(ex *executor.Executor, t registry.Transport, name string) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args := req.Params.RawArguments
+		if len(args) == 0 && req.Params.Arguments != nil {
+			b, err := json.Marshal(req.Params.Arguments)
+			if err != nil {
+				return ErrorResult(domainerr.New(domainerr.InvalidArgument, "arguments cannot be encoded")), nil
+			}
+			args = b
+		}
+		out, derr := ex.Call(ctx, t, name, args)
+		if derr != nil {
+			return ErrorResult(derr), nil
+		}
+		return Result(out), nil
+	}
+}
+
+// Result wraps an encoded result object; the same bytes serve as
+// structuredContent and as the text block, so nothing is encoded twice.
+func Result(out json.RawMessage) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.NewTextContent(string(out))},
+		StructuredContent: out,
+	}
+}
+
+// ErrorResult renders a domain error as an isError tool result whose
+// structuredContent is {"error": {...}}.
+func ErrorResult(e *domainerr.Error) *mcp.CallToolResult {
+	b, err := json.Marshal(struct {
+		Error *domainerr.Error `json:"error"`
+	}{e})
+	if err != nil {
+		b = []byte(`{"error":{"code":"INTERNAL","message":"internal error","retryable":false}}`)
+	}
+	res := Result(b)
+	res.IsError = true
+	return res
+}

@@ -1,0 +1,55 @@
+package schema
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestCheckSubsetAcceptsBuilderSchemas(t *testing.T) {
+	s := Object("", map[string]any{
+		"id":    ID("note id"),
+		"title": String("title", 1, 200),
+		"limit": Integer("page size", 1, 100),
+		"tags":  Array("tags", String("tag", 1, 100), 50),
+		"kind":  Enum("kind", "a", "b"),
+		"done":  Bool("flag"),
+		"when":  Nullable(Integer("ms", 0, 1<<52)),
+	}, "id")
+	if p := CheckSubset(JSON(s)); p != nil {
+		t.Fatalf("unexpected problems: %v", p)
+	}
+}
+
+func TestCheckSubsetRejects(t *testing.T) {
+	cases := map[string]string{
+		"open object":        `{"type":"object","properties":{}}`,
+		"top-level anyOf":    `{"type":"object","additionalProperties":false,"anyOf":[{"type":"object","additionalProperties":false}]}`,
+		"unbounded string":   `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"}}}`,
+		"unbounded integer":  `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"integer","minimum":0}}}`,
+		"unbounded array":    `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"array","items":{"type":"boolean"}}}}`,
+		"remote ref":         `{"type":"object","additionalProperties":false,"properties":{"a":{"$ref":"http://example.com/s.json"}}}`,
+		"missing def":        `{"type":"object","additionalProperties":false,"properties":{"a":{"$ref":"#/$defs/x"}}}`,
+		"draft-07 keyword":   `{"type":"object","additionalProperties":false,"definitions":{}}`,
+		"not an object root": `{"type":"string","maxLength":3}`,
+		"undeclared require": `{"type":"object","additionalProperties":false,"properties":{},"required":["x"]}`,
+		"nested open object": `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"object"}}}`,
+		"if/then":            `{"type":"object","additionalProperties":false,"if":{}}`,
+		"missing type":       `{"type":"object","additionalProperties":false,"properties":{"a":{"description":"x"}}}`,
+	}
+	for name, raw := range cases {
+		if p := CheckSubset(json.RawMessage(raw)); len(p) == 0 {
+			t.Errorf("%s: accepted %s", name, raw)
+		}
+	}
+}
+
+func TestCheckSubsetLocalDefs(t *testing.T) {
+	raw := `{"type":"object","additionalProperties":false,"$defs":{"n":{"type":"string","maxLength":4}},"properties":{"a":{"$ref":"#/$defs/n"}}}`
+	if p := CheckSubset(json.RawMessage(raw)); p != nil {
+		t.Fatalf("local $defs ref rejected: %v", p)
+	}
+	if p := CheckSubset(json.RawMessage(`not json`)); len(p) != 1 || !strings.Contains(p[0], "not valid JSON") {
+		t.Fatalf("bad JSON: %v", p)
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/notebridge/notebridge/pkg/catalog"
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinops"
+)
+
+// app is the assembled core: Joplin client, registry and executor. Building
+// it performs no network I/O, so it starts while Joplin is down.
+type app struct {
+	joplin *joplin.Client
+	exec   *executor.Executor
+	log    *slog.Logger
+}
+
+func newApp(c *config, log *slog.Logger) (*app, error) {
+	toolsets, err := catalog.ParseToolsets(c.Toolsets)
+	if err != nil {
+		return nil, err
+	}
+	jc, err := joplin.New(joplin.Config{
+		BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
+		RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
+	})
+	if err != nil {
+		return nil, err
+	}
+	reg, err := catalog.Build(catalog.Config{Joplin: jc, JoplinLimits: joplinops.DefaultLimits, Enabled: toolsets})
+	if err != nil {
+		return nil, err
+	}
+	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log))
+	if err != nil {
+		return nil, err
+	}
+	return &app{joplin: jc, exec: ex, log: log}, nil
+}
+
+// ensureTokenFile returns path when set; otherwise it returns the generated
+// token file in stateDir, creating it (mode 0600) on first run and printing
+// its path, never its contents, to stderr.
+func ensureTokenFile(path, stateDir, name string, stderr io.Writer) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return "", fmt.Errorf("create state directory: %w", err)
+	}
+	path = filepath.Join(stateDir, name)
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case errors.Is(err, os.ErrExist):
+		return path, nil
+	case err != nil:
+		return "", fmt.Errorf("create token file: %w", err)
+	}
+	if _, err := f.WriteString(hex.EncodeToString(b[:]) + "\n"); err != nil {
+		f.Close()
+		return "", fmt.Errorf("write token file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", fmt.Errorf("write token file: %w", err)
+	}
+	fmt.Fprintf(stderr, "notebridge: generated a bearer token in %s\n", path)
+	return path, nil
+}

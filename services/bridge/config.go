@@ -1,0 +1,103 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/joplin"
+)
+
+// config holds every setting. Each flag --x-y also reads NOTEBRIDGE_X_Y;
+// a flag given on the command line wins over the environment.
+type config struct {
+	JoplinURL       string
+	JoplinTokenFile string
+	JoplinWait      time.Duration
+	JoplinTimeout   time.Duration
+	MCPTokenFile    string
+	Listen          string
+	AllowedOrigins  string
+	StateDir        string
+	Toolsets        string
+	LogLevel        string
+	MaxRequestBytes int64
+	MaxActive       int
+	MaxDepth        int
+}
+
+func defaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "notebridge")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "notebridge")
+	}
+	return filepath.Join(os.TempDir(), "notebridge")
+}
+
+// envName maps a flag name to its environment variable.
+func envName(flagName string) string {
+	return "NOTEBRIDGE_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// bindFlags registers the shared flags on fs. withHTTP adds the listener
+// flags, which stdio mode does not have.
+func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
+	fs.StringVar(&c.JoplinURL, "joplin-url", joplin.DefaultBaseURL, "Joplin Data API origin")
+	fs.StringVar(&c.JoplinTokenFile, "joplin-token-file", "", "file holding the Joplin API token")
+	fs.DurationVar(&c.JoplinWait, "joplin-wait", joplin.DefaultAvailabilityWait, "how long one call waits for an unreachable Joplin")
+	fs.DurationVar(&c.JoplinTimeout, "joplin-timeout", joplin.DefaultRequestTimeout, "timeout of one request to Joplin")
+	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens and the operator journal")
+	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
+	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
+	fs.IntVar(&c.MaxDepth, "max-depth", executor.DefaultLimits.MaxDepth, "maximum JSON nesting of arguments")
+	fs.Int64Var(&c.MaxRequestBytes, "max-request-bytes", int64(executor.DefaultLimits.MaxArgBytes), "maximum size of one request")
+	if withHTTP {
+		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
+		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")
+		fs.StringVar(&c.AllowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed besides loopback")
+	}
+}
+
+// parse applies NOTEBRIDGE_* variables for flags not set on the command line.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || err != nil {
+			return
+		}
+		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+			if e := f.Value.Set(v); e != nil {
+				err = fmt.Errorf("%s: %w", envName(f.Name), e)
+			}
+		}
+	})
+	return err
+}
+
+func (c *config) limits() executor.Limits {
+	return executor.Limits{MaxArgBytes: int(c.MaxRequestBytes), MaxDepth: c.MaxDepth, MaxActive: c.MaxActive}
+}
+
+func (c *config) logger() *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}

@@ -1,0 +1,81 @@
+// Command notebridge lets AI agents work safely on a person's Joplin notes
+// over MCP (stdio and Streamable HTTP).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `notebridge: safe agent access to Joplin notes
+
+Usage:
+  notebridge mcp stdio      MCP over stdin/stdout
+  notebridge mcp serve      MCP Streamable HTTP (default 127.0.0.1:8765/mcp)
+  notebridge capabilities   print transports, protocol versions and operations as JSON
+  notebridge version        print the version
+
+Run "notebridge <command> -h" for a command's flags. Every flag --x-y can
+also be set with the environment variable NOTEBRIDGE_X_Y.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes one command and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	err := dispatch(ctx, args, stdin, stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		fmt.Fprint(stderr, usage)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "notebridge: %v\n", err)
+		return 1
+	}
+}
+
+var errUsage = errors.New("usage")
+
+func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	switch args[0] {
+	case "version":
+		_, err := fmt.Fprintln(stdout, version)
+		return err
+	case "capabilities":
+		return runCapabilities(args[1:], stdout, stderr)
+	case "mcp":
+		if len(args) < 2 {
+			return errUsage
+		}
+		switch args[1] {
+		case "stdio":
+			return runStdio(ctx, args[2:], stdin, stdout, stderr)
+		case "serve":
+			return runMCPServe(ctx, args[2:], stderr)
+		}
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return errUsage
+}
