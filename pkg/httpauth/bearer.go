@@ -1,6 +1,6 @@
 // Package httpauth authenticates HTTP callers with a bearer token read from
-// a file. The file is re-read (when it changes) on every request, so
-// rotation takes effect at once; every malformed header fails closed; and
+// a file. The file is re-read on every request, so rotation takes effect
+// at once; every malformed header fails closed; and
 // tokens are compared in constant time through their SHA-256 digests.
 package httpauth
 
@@ -12,27 +12,16 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
-	"time"
 )
 
 // ErrUnauthorized is returned for every rejected credential; callers answer
 // 401 without saying which check failed.
 var ErrUnauthorized = errors.New("unauthorized")
 
-// TokenFile is a bearer token held in a file.
+// TokenFile is a bearer token held in a file. The file is read on every
+// check, so a rotated token takes effect on the very next request.
 type TokenFile struct {
 	path string
-	mu   sync.Mutex
-	key  fileKey
-	sum  [sha256.Size]byte
-	ok   bool
-}
-
-type fileKey struct {
-	size  int64
-	mtime time.Time
-	ino   uint64
 }
 
 // NewTokenFile checks that path is a regular file that group and others
@@ -60,18 +49,10 @@ func CheckPrivateFile(path string) error {
 	return nil
 }
 
-// digest returns the SHA-256 of the current token, re-reading the file when
-// its size, mtime or inode changed.
+// digest returns the SHA-256 of the token currently in the file.
 func (t *TokenFile) digest() ([sha256.Size]byte, error) {
-	fi, err := os.Lstat(t.path)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
+	if CheckPrivateFile(t.path) != nil {
 		return [sha256.Size]byte{}, ErrUnauthorized
-	}
-	key := fileKey{size: fi.Size(), mtime: fi.ModTime(), ino: inode(fi)}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.ok && t.key == key {
-		return t.sum, nil
 	}
 	b, err := os.ReadFile(t.path)
 	if err != nil {
@@ -80,11 +61,9 @@ func (t *TokenFile) digest() ([sha256.Size]byte, error) {
 	tok := strings.TrimSpace(string(b))
 	if len(tok) < 16 {
 		// An empty or trivially short token file never authenticates anyone.
-		t.ok = false
 		return [sha256.Size]byte{}, ErrUnauthorized
 	}
-	t.key, t.sum, t.ok = key, sha256.Sum256([]byte(tok)), true
-	return t.sum, nil
+	return sha256.Sum256([]byte(tok)), nil
 }
 
 // Check authenticates the request's Authorization headers.

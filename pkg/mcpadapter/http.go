@@ -43,6 +43,9 @@ func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 	if cfg.Token == nil {
 		return nil, errors.New("mcp http: a token file is required")
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	origins := map[string]bool{}
 	for _, o := range cfg.AllowedOrigins {
 		if o = strings.TrimSpace(o); o != "" {

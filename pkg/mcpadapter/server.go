@@ -7,7 +7,6 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -28,7 +27,7 @@ func SupportedProtocolVersions() []string {
 
 // NewServer builds an MCP server exposing the operations of ex's registry
 // that are exposed on transport t.
-func NewServer(ex *executor.Executor, t registry.Transport, version string, log *slog.Logger) *server.MCPServer {
+func NewServer(ex *executor.Executor, t registry.Transport, version string) *server.MCPServer {
 	s := server.NewMCPServer(ServerName, version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),

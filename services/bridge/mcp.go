@@ -31,7 +31,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
-	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version, log)
+	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version)
 	return mcpadapter.ServeStdio(ctx, srv, stdin, stdout, int(c.MaxRequestBytes)+1<<20, log)
 }
 
@@ -57,7 +57,7 @@ func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version, log)
+	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
 		Token:          token,
 		AllowedOrigins: strings.Split(c.AllowedOrigins, ","),

@@ -1,0 +1,164 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func fullRegistry(t testing.TB) *registry.Registry {
+	t.Helper()
+	jc, err := joplin.New(joplin.Config{BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := Build(Config{Joplin: jc, JoplinLimits: joplinops.DefaultLimits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// TestCatalogRules runs the registry's build-time rules over the real
+// catalog, plus the rules adapters rely on.
+func TestCatalogRules(t *testing.T) {
+	reg := fullRegistry(t)
+	if reg.Len() == 0 {
+		t.Fatal("empty catalog")
+	}
+	verbObject := regexp.MustCompile(`^[a-z]+(_[a-z0-9]+)+$|^search$`)
+	for _, op := range reg.Operations() {
+		if !verbObject.MatchString(op.Name) || len(op.Name) > 64 {
+			t.Errorf("%s: name is not verb_object snake_case", op.Name)
+		}
+		for _, raw := range []json.RawMessage{op.InputSchema, op.OutputSchema} {
+			if p := schema.CheckSubset(raw); p != nil {
+				t.Errorf("%s: schema outside the subset: %v", op.Name, p)
+			}
+		}
+		if len(op.Description) > 300 {
+			t.Errorf("%s: description longer than 300 characters", op.Name)
+		}
+		a := mcpadapter.Annotations(op)
+		for name, hint := range map[string]*bool{"readOnly": a.ReadOnlyHint, "destructive": a.DestructiveHint, "idempotent": a.IdempotentHint, "openWorld": a.OpenWorldHint} {
+			if hint == nil {
+				t.Errorf("%s: %s hint not set", op.Name, name)
+			}
+		}
+		if *a.ReadOnlyHint != (op.Effect == registry.EffectRead) {
+			t.Errorf("%s: readOnly hint disagrees with effect %s", op.Name, op.Effect)
+		}
+		if op.Effect == registry.EffectRead && *a.DestructiveHint {
+			t.Errorf("%s: read operation marked destructive", op.Name)
+		}
+		if (op.Effect == registry.EffectTrash || op.Effect == registry.EffectDeletePermanent) && !*a.DestructiveHint {
+			t.Errorf("%s: %s operation not marked destructive", op.Name, op.Effect)
+		}
+		if op.Toolset == "" {
+			t.Errorf("%s: no toolset", op.Name)
+		}
+	}
+	if _, err := executor.New(reg, executor.DefaultLimits); err != nil {
+		t.Fatalf("executor cannot compile the catalog: %v", err)
+	}
+}
+
+func TestRegistryRejectsBadOperations(t *testing.T) {
+	good := fullRegistry(t).Operations()[0]
+	mut := func(f func(*registry.Operation)) registry.Operation { o := good; f(&o); return o }
+	cases := map[string][]registry.Operation{
+		"duplicate":     {good, good},
+		"camelCase":     {mut(func(o *registry.Operation) { o.Name = "getNote" })},
+		"too long":      {mut(func(o *registry.Operation) { o.Name = "a" + string(bytes.Repeat([]byte("_b"), 40)) })},
+		"no effect":     {mut(func(o *registry.Operation) { o.Effect = "" })},
+		"no exposure":   {mut(func(o *registry.Operation) { o.Exposure = nil })},
+		"open schema":   {mut(func(o *registry.Operation) { o.InputSchema = json.RawMessage(`{"type":"object"}`) })},
+		"no handler":    {mut(func(o *registry.Operation) { o.Handler = nil })},
+		"bad transport": {mut(func(o *registry.Operation) { o.Exposure = []registry.Transport{"smtp"} })},
+	}
+	for name, ops := range cases {
+		if _, err := registry.New(ops...); err == nil {
+			t.Errorf("%s: registry accepted it", name)
+		}
+	}
+}
+
+func TestParseToolsets(t *testing.T) {
+	if got, err := ParseToolsets(""); err != nil || len(got) != len(Toolsets) {
+		t.Fatalf("default: %v %v", got, err)
+	}
+	if _, err := ParseToolsets("joplin,nope"); err == nil {
+		t.Fatal("unknown toolset accepted")
+	}
+}
+
+// TestToolsListGolden snapshots the MCP tools/list answer. Run
+// `go test ./pkg/catalog -run Golden -update` to accept a deliberate change.
+func TestToolsListGolden(t *testing.T) {
+	for _, tr := range []registry.Transport{registry.MCPStdio, registry.MCPHTTP} {
+		got := toolsList(t, fullRegistry(t), tr)
+		golden(t, filepath.Join("testdata", "tools_list."+string(tr)+".golden.json"), got)
+	}
+}
+
+func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport) []byte {
+	t.Helper()
+	ex, err := executor.New(reg, executor.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpadapter.NewServer(ex, tr, "golden")
+	resp := srv.HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+	b, err := json.Marshal(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Result struct {
+			Tools []mcp.Tool `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil || len(v.Result.Tools) == 0 {
+		t.Fatalf("tools/list answer: %s", b)
+	}
+	var pretty bytes.Buffer
+	raw, _ := json.Marshal(json.RawMessage(b))
+	if err := json.Indent(&pretty, raw, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	pretty.WriteByte('\n')
+	return pretty.Bytes()
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden file %s (run with -update): %v", path, err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Fatalf("%s drifted; review the change and run `go test ./pkg/catalog -run Golden -update`\n--- got ---\n%s", path, got)
+	}
+}

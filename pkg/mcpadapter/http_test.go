@@ -1,0 +1,208 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+const testToken = "0123456789abcdef0123456789abcdef"
+
+func testExecutor(t testing.TB) *executor.Executor {
+	t.Helper()
+	in := schema.Object("", map[string]any{"text": schema.String("Text.", 0, 100)}, "text")
+	out := schema.Object("", map[string]any{"echo": schema.String("Text.", 0, 100)}, "echo")
+	reg, err := registry.New(registry.Operation{
+		Name: "echo_text", Title: "Echo", Description: "Echo text.", Toolset: "test",
+		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead,
+		Exposure: []registry.Transport{registry.MCPStdio, registry.MCPHTTP},
+		Handler: registry.Typed(func(_ context.Context, in struct {
+			Text string `json:"text"`
+		}) (any, error) {
+			return map[string]string{"echo": in.Text}, nil
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := executor.New(reg, executor.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex
+}
+
+func newTestHTTP(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	tokenPath := filepath.Join(t.TempDir(), "mcp-token")
+	if err := os.WriteFile(tokenPath, []byte(testToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tf, err := httpauth.NewTokenFile(tokenPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewHTTPHandler(NewServer(testExecutor(t), registry.MCPHTTP, "test"), HTTPConfig{
+		Token: tf, AllowedOrigins: []string{"https://app.example.com"}, MaxBodyBytes: 4096,
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(e)
+	t.Cleanup(srv.Close)
+	return srv, tokenPath
+}
+
+func post(t *testing.T, url, body string, headers map[string]string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+func initBody(v string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`, v)
+}
+
+func TestHTTPAuthAndRotation(t *testing.T) {
+	srv, tokenPath := newTestHTTP(t)
+	auth := map[string]string{"Authorization": "Bearer " + testToken}
+	if resp, body := post(t, srv.URL+Path, initBody("2025-06-18"), nil); resp.StatusCode != 401 || strings.Contains(body, testToken) {
+		t.Fatalf("no token: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := post(t, srv.URL+Path, initBody("2025-06-18"), map[string]string{"Authorization": "Bearer fedcba9876543210fedcba9876543210"}); resp.StatusCode != 401 {
+		t.Fatalf("wrong token: %d", resp.StatusCode)
+	}
+	if resp, _ := post(t, srv.URL+"/no/such/path", "{}", nil); resp.StatusCode != 401 {
+		t.Fatalf("unknown path without auth: %d, want 401", resp.StatusCode)
+	}
+	if resp, body := post(t, srv.URL+Path, initBody("2025-06-18"), auth); resp.StatusCode != 200 || !strings.Contains(body, `"2025-06-18"`) {
+		t.Fatalf("valid token: %d %s", resp.StatusCode, body)
+	}
+	rotated := "fedcba9876543210fedcba9876543210"
+	if err := os.WriteFile(tokenPath, []byte(rotated), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := post(t, srv.URL+Path, initBody("2025-06-18"), auth); resp.StatusCode != 401 {
+		t.Fatalf("old token after rotation: %d", resp.StatusCode)
+	}
+	if resp, _ := post(t, srv.URL+Path, initBody("2025-06-18"), map[string]string{"Authorization": "Bearer " + rotated}); resp.StatusCode != 200 {
+		t.Fatalf("new token after rotation: %d", resp.StatusCode)
+	}
+}
+
+func TestHTTPOriginProtocolAndSize(t *testing.T) {
+	srv, _ := newTestHTTP(t)
+	auth := "Bearer " + testToken
+	cases := []struct {
+		name    string
+		headers map[string]string
+		body    string
+		status  int
+	}{
+		{"evil origin", map[string]string{"Authorization": auth, "Origin": "https://evil.example"}, initBody("2025-06-18"), 403},
+		{"allowed origin", map[string]string{"Authorization": auth, "Origin": "https://app.example.com"}, initBody("2025-06-18"), 200},
+		{"loopback origin", map[string]string{"Authorization": auth, "Origin": "http://localhost:3000"}, initBody("2025-06-18"), 200},
+		{"null origin", map[string]string{"Authorization": auth, "Origin": "null"}, initBody("2025-06-18"), 403},
+		{"bad protocol header", map[string]string{"Authorization": auth, "MCP-Protocol-Version": "1999-01-01"},
+			`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, 400},
+		{"oversized body", map[string]string{"Authorization": auth}, `{"x":"` + strings.Repeat("a", 5000) + `"}`, 413},
+	}
+	for _, c := range cases {
+		if resp, body := post(t, srv.URL+Path, c.body, c.headers); resp.StatusCode != c.status {
+			t.Errorf("%s: status %d, want %d (%s)", c.name, resp.StatusCode, c.status, body)
+		}
+	}
+	// A chunked oversized body (no Content-Length) gets the same 413.
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+Path, io.MultiReader(strings.NewReader(`{"x":"`), strings.NewReader(strings.Repeat("a", 8000))))
+	req.ContentLength = -1
+	req.Header.Set("Authorization", auth)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Errorf("chunked oversized body: %d", resp.StatusCode)
+	}
+}
+
+func TestHTTPEveryProtocolVersionAndToolCall(t *testing.T) {
+	srv, _ := newTestHTTP(t)
+	auth := "Bearer " + testToken
+	for _, v := range mcp.ValidProtocolVersions {
+		if mcp.IsModernProtocol(v) {
+			continue
+		}
+		resp, body := post(t, srv.URL+Path, initBody(v), map[string]string{"Authorization": auth})
+		if resp.StatusCode != 200 || !strings.Contains(body, `"protocolVersion":"`+v+`"`) {
+			t.Errorf("initialize %s: %d %s", v, resp.StatusCode, body)
+		}
+	}
+	resp, body := post(t, srv.URL+Path, initBody("1999-01-01"), map[string]string{"Authorization": auth})
+	if resp.StatusCode != 200 || !strings.Contains(body, mcp.LATEST_LEGACY_PROTOCOL_VERSION) {
+		t.Errorf("unknown version: %d %s", resp.StatusCode, body)
+	}
+	session := resp.Header.Get("Mcp-Session-Id")
+	h := map[string]string{"Authorization": auth, "Mcp-Session-Id": session, "MCP-Protocol-Version": mcp.LATEST_LEGACY_PROTOCOL_VERSION}
+	post(t, srv.URL+Path, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h)
+	_, body = post(t, srv.URL+Path, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo_text","arguments":{"text":"hi"}}}`, h)
+	if !strings.Contains(body, `"structuredContent":{"echo":"hi"}`) || !strings.Contains(body, `"text":"{\"echo\":\"hi\"}"`) {
+		t.Errorf("tools/call: %s", body)
+	}
+	_, body = post(t, srv.URL+Path, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo_text","arguments":{"text":"hi","x":1}}}`, h)
+	var rpc struct {
+		Result mcp.CallToolResult `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &rpc); err != nil || !rpc.Result.IsError || !strings.Contains(body, "INVALID_ARGUMENT") {
+		t.Errorf("unknown argument key: %s", body)
+	}
+	// Modern (2026-07-28) stateless request without initialize.
+	modern := `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	resp, body = post(t, srv.URL+Path, modern, map[string]string{"Authorization": auth, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"})
+	if resp.StatusCode != 200 || !strings.Contains(body, "echo_text") {
+		t.Errorf("2026-07-28 tools/list: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestHealthRoutesNeedNoToken(t *testing.T) {
+	srv, _ := newTestHTTP(t)
+	for _, p := range []string{"/healthz", "/readyz"} {
+		resp, err := http.Get(srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d", p, resp.StatusCode)
+		}
+	}
+}
