@@ -1,0 +1,232 @@
+package joplin
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+)
+
+const secret = "supersecrettoken0123456789"
+
+func newClient(t *testing.T, base string, wait time.Duration) *Client {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "tok")
+	if err := os.WriteFile(p, []byte(secret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(Config{BaseURL: base, TokenFile: p, AvailabilityWait: wait, RequestTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func code(err error) domainerr.Code {
+	if de, ok := domainerr.As(err); ok {
+		return de.Code
+	}
+	return ""
+}
+
+func assertNoSecret(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	b, _ := json.Marshal(err)
+	for _, s := range []string{err.Error(), string(b)} {
+		if strings.Contains(s, secret) || strings.Contains(s, "token=") || strings.Contains(s, "/usr/lib") || strings.Contains(s, "127.0.0.1") {
+			t.Fatalf("error leaks secret, URL or path: %s", s)
+		}
+	}
+}
+
+func TestStatusClassification(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("token") != secret {
+			w.WriteHeader(403)
+			fmt.Fprint(w, `{"error":"Invalid \"token\" parameter"}`)
+			return
+		}
+		switch r.URL.Path {
+		case "/notes/missing":
+			w.WriteHeader(404)
+			fmt.Fprint(w, `{"error":"Not Found"}`)
+		case "/boom":
+			w.WriteHeader(500)
+			fmt.Fprint(w, `{"error":"SQLITE_CONSTRAINT: failed at /usr/lib/node_modules/joplin/db.js:12\nError: x\n    at Foo (/usr/lib/node_modules/joplin/x.js:1:2)"}`)
+		default:
+			fmt.Fprint(w, `{"ok":true}`)
+		}
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL, 0)
+	ctx := context.Background()
+
+	err := c.Get(ctx, "/notes/missing", nil, nil)
+	if code(err) != domainerr.NotFound {
+		t.Errorf("404: %v", err)
+	}
+	err = c.Get(ctx, "/boom", nil, nil)
+	if code(err) != domainerr.JoplinError || !IsStatus(err, 500) {
+		t.Errorf("500: %v", err)
+	}
+	assertNoSecret(t, err)
+	var ae *APIError
+	if !errors.As(err, &ae) || strings.Contains(ae.Message, "/usr/lib") || !strings.HasPrefix(ae.Message, "SQLITE_CONSTRAINT") {
+		t.Errorf("sanitized message: %q", ae.Message)
+	}
+
+	bad, _ := New(Config{BaseURL: srv.URL, TokenFile: writeTemp(t, "wrong-token")})
+	err = bad.Get(ctx, "/folders", nil, nil)
+	if code(err) != domainerr.JoplinAuthFailed {
+		t.Errorf("403: %v", err)
+	}
+	assertNoSecret(t, err)
+
+	noFile, _ := New(Config{BaseURL: srv.URL})
+	if code(noFile.Get(ctx, "/folders", nil, nil)) != domainerr.JoplinAuthFailed {
+		t.Error("missing token file not reported")
+	}
+}
+
+func writeTemp(t *testing.T, s string) string {
+	p := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(p, []byte(s), 0o600)
+	return p
+}
+
+func closedPort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "http://" + addr
+}
+
+func TestUnavailableIsRetryableWithinTheWait(t *testing.T) {
+	c := newClient(t, closedPort(t), 600*time.Millisecond)
+	start := time.Now()
+	err := c.Get(context.Background(), "/folders", nil, nil)
+	elapsed := time.Since(start)
+	de, ok := domainerr.As(err)
+	if !ok || de.Code != domainerr.JoplinUnavailable || !de.Retryable {
+		t.Fatalf("want retryable JOPLIN_UNAVAILABLE, got %v", err)
+	}
+	if elapsed > 3*time.Second {
+		t.Fatalf("wait not bounded: %v", elapsed)
+	}
+	assertNoSecret(t, err)
+	// A write that never reached Joplin is also JOPLIN_UNAVAILABLE, not unknown.
+	err = c.Write(context.Background(), "POST", "/notes", nil, map[string]string{"title": "x"}, nil)
+	if code(err) != domainerr.JoplinUnavailable {
+		t.Fatalf("unsent write: %v", err)
+	}
+}
+
+// dropAfterRequest accepts connections, reads one request fully, counts it,
+// and closes the connection without answering.
+func dropAfterRequest(t *testing.T, count *atomic.Int32) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				req, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				buf := make([]byte, 4096)
+				for {
+					if _, err := req.Body.Read(buf); err != nil {
+						break
+					}
+				}
+				count.Add(1)
+			}()
+		}
+	}()
+	return "http://" + l.Addr().String()
+}
+
+func TestWriteIsSentOnceAndUncertainOutcomeIsReported(t *testing.T) {
+	var count atomic.Int32
+	c := newClient(t, dropAfterRequest(t, &count), 2*time.Second)
+	err := c.Write(context.Background(), "POST", "/notes", nil, map[string]string{"title": "x"}, nil)
+	de, ok := domainerr.As(err)
+	if !ok || de.Code != domainerr.WriteOutcomeUnknown || de.Retryable {
+		t.Fatalf("want non-retryable WRITE_OUTCOME_UNKNOWN, got %v", err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if n := count.Load(); n != 1 {
+		t.Fatalf("write reached the server %d times, want exactly 1", n)
+	}
+	assertNoSecret(t, err)
+	// A read against the same fault is retried, then reported as unavailable.
+	count.Store(0)
+	c2 := newClient(t, dropAfterRequest(t, &count), 400*time.Millisecond)
+	if err := c2.Get(context.Background(), "/folders", nil, nil); code(err) != domainerr.JoplinUnavailable {
+		t.Fatalf("read: %v", err)
+	}
+	if count.Load() < 2 {
+		t.Fatalf("read was not retried (attempts %d)", count.Load())
+	}
+}
+
+func TestListAllFollowsPagesAndEmptyLastPage(t *testing.T) {
+	const total = 200 // exactly two full pages: Joplin says has_more on page 2
+	var pages atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		pages.Add(1)
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		limit, _ := strconv.Atoi(r.URL.Query().Get("limit"))
+		var items []map[string]string
+		for i := (page - 1) * limit; i < page*limit && i < total; i++ {
+			items = append(items, map[string]string{"id": strconv.Itoa(i)})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"items": items, "has_more": len(items) == limit})
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL, 0)
+	got, err := ListAll[map[string]string](context.Background(), c, "/notes", url.Values{}, 1000)
+	if err != nil || len(got) != total || pages.Load() != 3 {
+		t.Fatalf("got %d items in %d pages, err %v", len(got), pages.Load(), err)
+	}
+	if _, err := ListAll[map[string]string](context.Background(), c, "/notes", nil, 150); code(err) != domainerr.JoplinError {
+		t.Fatalf("bound not enforced: %v", err)
+	}
+}
+
+func TestNewRejectsBadBaseURL(t *testing.T) {
+	for _, u := range []string{"ftp://x", "http://user:pw@host", "http://h?token=x", "nohost"} {
+		if _, err := New(Config{BaseURL: u}); err == nil || strings.Contains(err.Error(), "pw") {
+			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
