@@ -3,6 +3,7 @@ package joplinfake
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -33,7 +34,6 @@ const (
 	frameValidation    = "Function.userSideValidation (" + libPath + "/models/BaseModel.js:585:23)"
 	frameSQLite        = "Database.<anonymous> (/usr/lib/node_modules/joplin/node_modules/@joplin/lib/database-driver-node.js:64:31)"
 	frameJSONParse     = "JSON.parse (<anonymous>)"
-	frameBaseModelDel  = "Function.delete (" + libPath + "/models/BaseModel.js:660:29)"
 )
 
 // apiError is an error thrown inside the emulated Joplin server. It is
@@ -117,7 +117,7 @@ func errSyntax(near string) *apiError {
 func errJSON(body string, err error) *apiError {
 	msg := "Unexpected end of JSON input"
 	var se *json.SyntaxError
-	if ok := asSyntaxError(err, &se); ok && se.Offset > 0 && int(se.Offset) <= len(body) {
+	if errors.As(err, &se) && se.Offset > 0 && int(se.Offset) <= len(body) {
 		snippet := body
 		if len(snippet) > 10 {
 			snippet = snippet[:10] + "\"..."
@@ -129,14 +129,6 @@ func errJSON(body string, err error) *apiError {
 		msg = "Unexpected non-whitespace character after JSON at position " + strings.TrimPrefix(err.Error(), "trailing:")
 	}
 	return &apiError{status: http.StatusInternalServerError, msg: msg, name: "SyntaxError", frame: frameJSONParse}
-}
-
-func asSyntaxError(err error, target **json.SyntaxError) bool {
-	se, ok := err.(*json.SyntaxError)
-	if ok {
-		*target = se
-	}
-	return ok
 }
 
 // fileResult is a route result answered as an attachment.

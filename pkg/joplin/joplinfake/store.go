@@ -369,3 +369,52 @@ func linkedIDs(body string) []string {
 	}
 	return out
 }
+
+// parseBody is JSON.parse of a request body. A non-object value parses to
+// nil with isObject false, so callers can mimic property access on it.
+func parseBody(body string) (obj map[string]any, isObject bool, aerr *apiError) {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, false, errJSON(body, err)
+	}
+	if rest := strings.TrimSpace(body[dec.InputOffset():]); rest != "" {
+		pos := len(body) - len(strings.TrimLeft(body[dec.InputOffset():], " \t\r\n"))
+		return nil, false, errJSON(body, fmt.Errorf("trailing:%d", pos))
+	}
+	m, ok := v.(map[string]any)
+	if v == nil {
+		return nil, false, nil
+	}
+	if !ok {
+		return map[string]any{}, false, nil
+	}
+	return m, true, nil
+}
+
+// parseObject parses a body that Joplin reads properties from; JSON null
+// fails as it would in JavaScript.
+func parseObject(body, frame string) (map[string]any, *apiError) {
+	m, _, aerr := parseBody(body)
+	if aerr != nil {
+		return nil, aerr
+	}
+	if m == nil {
+		return nil, errTypeError("Cannot read properties of null (reading 'id')", frame)
+	}
+	return m, nil
+}
+
+func isJSON(s string) bool { return json.Valid([]byte(s)) }
+
+// without returns a copy of props minus the keys in drop.
+func without(props map[string]any, drop map[string]bool) map[string]any {
+	out := make(map[string]any, len(props))
+	for k, v := range props {
+		if !drop[k] {
+			out[k] = v
+		}
+	}
+	return out
+}

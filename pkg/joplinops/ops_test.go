@@ -1,0 +1,138 @@
+package joplinops_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+	"github.com/notebridge/notebridge/pkg/registry"
+)
+
+const token = "fake-joplin-token-0123456789"
+
+type harness struct {
+	fake *joplinfake.Server
+	env  scenarios.Env
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	fake := joplinfake.New(token)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(token), 0o600)
+	jc, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tokenFile, AvailabilityWait: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := executor.New(reg, executor.DefaultLimits, executor.WithOutputValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
+		b, _ := json.Marshal(args)
+		return ex.Call(ctx, registry.MCPStdio, name, b)
+	}
+	return &harness{fake: fake, env: scenarios.Env{
+		Joplin: jc, Call: call, Reindex: func(*testing.T) { fake.ReindexSearch() },
+	}}
+}
+
+func TestScenariosAgainstFake(t *testing.T) {
+	scenarios.All(t, newHarness(t).env)
+}
+
+func TestStatusWhenJoplinIsDown(t *testing.T) {
+	h := newHarness(t)
+	h.fake.SetDown(true)
+	res, derr := h.env.Call(context.Background(), "joplin_status", map[string]any{})
+	if derr != nil || string(res) == "" {
+		t.Fatal(derr)
+	}
+	var st struct {
+		Reachable bool   `json:"reachable"`
+		Code      string `json:"code"`
+	}
+	json.Unmarshal(res, &st)
+	if st.Reachable || st.Code != string(domainerr.JoplinUnavailable) {
+		t.Fatalf("status while down: %s", res)
+	}
+	_, derr = h.env.Call(context.Background(), "list_notebooks", map[string]any{})
+	if derr == nil || derr.Code != domainerr.JoplinUnavailable || !derr.Retryable {
+		t.Fatalf("read while down: %v", derr)
+	}
+	h.fake.SetDown(false)
+	if _, derr := h.env.Call(context.Background(), "list_notebooks", map[string]any{}); derr != nil {
+		t.Fatalf("no recovery: %v", derr)
+	}
+}
+
+// TestCreateNoteUncertainOutcomeNamesTheID forwards the create to Joplin,
+// then drops the connection before the answer: the call must report a
+// non-retryable WRITE_OUTCOME_UNKNOWN naming the id, and the note must exist
+// exactly once.
+func TestCreateNoteUncertainOutcomeNamesTheID(t *testing.T) {
+	fake := joplinfake.New(token)
+	upstream := httptest.NewServer(fake)
+	defer upstream.Close()
+	var dropped atomic.Int32
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out, _ := http.NewRequest(r.Method, upstream.URL+r.URL.RequestURI(), r.Body)
+		out.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			w.WriteHeader(502)
+			return
+		}
+		defer resp.Body.Close()
+		if r.Method == http.MethodPost && r.URL.Path == "/notes" {
+			dropped.Add(1)
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(token), 0o600)
+	jc, _ := joplin.New(joplin.Config{BaseURL: proxy.URL, TokenFile: tokenFile, AvailabilityWait: time.Second})
+	reg, _ := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits)...)
+	ex, _ := executor.New(reg, executor.DefaultLimits)
+	env := scenarios.Env{Joplin: jc}
+	nb := scenarios.Folder(t, env, "Inbox", "")
+	_, derr := ex.Call(context.Background(), registry.MCPStdio, "create_note",
+		json.RawMessage(`{"notebook_id":"`+nb+`","title":"Lost answer"}`))
+	if derr == nil || derr.Code != domainerr.WriteOutcomeUnknown || derr.Retryable {
+		t.Fatalf("want non-retryable WRITE_OUTCOME_UNKNOWN, got %v", derr)
+	}
+	id, _ := derr.Details["id"].(string)
+	if len(id) != 32 || dropped.Load() != 1 {
+		t.Fatalf("id %q, creates sent %d", id, dropped.Load())
+	}
+	var n struct {
+		Title string `json:"title"`
+	}
+	if err := jc.Get(context.Background(), "/notes/"+id, nil, &n); err != nil || n.Title != "Lost answer" {
+		t.Fatalf("the note the error names is not in Joplin: %v", err)
+	}
+}
