@@ -17,7 +17,7 @@ type echoIn struct {
 	Title string `json:"title"`
 }
 
-func testRegistry(t *testing.T, calls *atomic.Int32) *registry.Registry {
+func testRegistry(t testing.TB, calls *atomic.Int32) *registry.Registry {
 	t.Helper()
 	in := schema.Object("", map[string]any{
 		"id":    schema.ID("id"),

@@ -1,0 +1,84 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/notebridge/notebridge/pkg/registry"
+)
+
+// FuzzCall feeds arbitrary argument bytes through the whole executor: it
+// must never panic, the handler runs only for schema-valid objects, and an
+// error never echoes a long input value.
+func FuzzCall(f *testing.F) {
+	var calls atomic.Int32
+	ex, err := New(testRegistry(f, &calls), Limits{MaxArgBytes: 4096, MaxDepth: 8, MaxActive: 4})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, s := range []string{`{"id":"` + goodID + `"}`, `{}`, `[`, `{"deep":[[[[[[[[[1]]]]]]]]]}`, `{"id":"` + goodID + `","title":"panic"}`, `"x"`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
+		before := calls.Load()
+		out, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id", args)
+		if derr == nil {
+			if !json.Valid(out) {
+				t.Fatalf("invalid result %q", out)
+			}
+			return
+		}
+		enc, _ := json.Marshal(derr)
+		var probe map[string]any
+		if json.Unmarshal(args, &probe) == nil {
+			for _, v := range probe {
+				if s, ok := v.(string); ok && len(s) > 12 && s != goodID && strings.Contains(string(enc), s) {
+					t.Fatalf("error echoes input value %q: %s", s, enc)
+				}
+			}
+		}
+		if derr.Code == "INVALID_ARGUMENT" && calls.Load() != before {
+			t.Fatal("handler ran for invalid arguments")
+		}
+	})
+}
+
+// FuzzCheckDepth: the byte scanner agrees with a real decoder that any input
+// it accepts as valid JSON nests no deeper than the limit.
+func FuzzCheckDepth(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"[[["}]}`, `[[[[[[`, `"\"{"`, `{}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		const max = 5
+		if checkDepth(b, max) != nil || !json.Valid(b) {
+			return
+		}
+		if d := decodedDepth(b); d > max {
+			t.Fatalf("accepted depth %d > %d: %q", d, max, b)
+		}
+	})
+}
+
+func decodedDepth(b []byte) int {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	depth, max := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return max
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			if depth > max {
+				max = depth
+			}
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+}
