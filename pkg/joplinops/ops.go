@@ -36,14 +36,31 @@ var allTransports = []registry.Transport{registry.MCPStdio, registry.MCPHTTP, re
 // Operations returns the Joplin operations in catalog order.
 func Operations(c *joplin.Client, limits Limits) []registry.Operation {
 	o := &Ops{c: c, limits: limits}
-	return []registry.Operation{
-		o.joplinStatus(),
-		o.listNotebooks(),
-		o.getNote(),
-		o.createNote(),
-		o.search(),
-	}
+	var ops []registry.Operation
+	ops = append(ops, o.joplinStatus())
+	ops = append(ops, o.noteOps()...)
+	ops = append(ops, o.notebookOps()...)
+	ops = append(ops, o.tagOps()...)
+	ops = append(ops, o.resourceOps()...)
+	ops = append(ops, o.search())
+	return ops
 }
+
+// noteOps returns the note operations in catalog order.
+func (o *Ops) noteOps() []registry.Operation {
+	return []registry.Operation{o.getNote(), o.createNote()}
+}
+
+// notebookOps returns the notebook operations in catalog order.
+func (o *Ops) notebookOps() []registry.Operation {
+	return []registry.Operation{o.listNotebooks()}
+}
+
+// tagOps returns the tag operations in catalog order.
+func (o *Ops) tagOps() []registry.Operation { return nil }
+
+// resourceOps returns the resource operations in catalog order.
+func (o *Ops) resourceOps() []registry.Operation { return nil }
 
 // op fills the fields every Joplin operation shares.
 func op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {
