@@ -25,6 +25,8 @@ const token = "fake-joplin-token-0123456789"
 
 type harness struct {
 	fake *joplinfake.Server
+	url  string
+	exec *executor.Executor
 	env  scenarios.Env
 }
 
@@ -51,7 +53,7 @@ func newHarness(t *testing.T) *harness {
 		b, _ := json.Marshal(args)
 		return ex.Call(ctx, registry.MCPStdio, name, b)
 	}
-	return &harness{fake: fake, env: scenarios.Env{
+	return &harness{fake: fake, url: srv.URL, exec: ex, env: scenarios.Env{
 		Joplin: jc, Call: call, Reindex: func(*testing.T) { fake.ReindexSearch() },
 	}}
 }
