@@ -64,6 +64,12 @@ if ! pgrep -x dockerd >/dev/null 2>&1; then
     if $SUDO systemctl start docker >&2 2>&1; then started=1; fi
   fi
   if [ "$started" -eq 0 ]; then
+    # A dockerd that died leaves its pid file, which stops a new one starting.
+    pidf=/var/run/docker.pid
+    if [ -f "$pidf" ] && ! kill -0 "$(cat "$pidf" 2>/dev/null)" 2>/dev/null; then
+      log "removing stale $pidf"
+      $SUDO rm -f "$pidf"
+    fi
     # containerd is started by dockerd itself when not running.
     log "starting dockerd (log: /tmp/dockerd.log)"
     $SUDO sh -c 'nohup dockerd >>/tmp/dockerd.log 2>&1 </dev/null &'

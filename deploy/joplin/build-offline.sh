@@ -59,7 +59,11 @@ use_cached() {
     log "cached $TAG has another entrypoint; refreshing it"
     local cid
     cid="$(docker create "$TAG")" || return 1
-    if docker cp "$ENTRYPOINT_SRC" "$cid:$ENTRYPOINT_DST" >&2 &&
+    # Through tar, so owner and mode are right whatever the checkout has.
+    if tar -C "$(dirname "$ENTRYPOINT_SRC")" --owner=0 --group=0 --numeric-owner \
+         --mode=0755 --transform "s|.*|$(basename "$ENTRYPOINT_DST")|" \
+         -c "$(basename "$ENTRYPOINT_SRC")" |
+       docker cp - "$cid:$(dirname "$ENTRYPOINT_DST")" >&2 &&
        docker commit --change "LABEL $EP_LABEL=$EP_SHA" "$cid" "$TAG" >/dev/null; then
       docker rm -f "$cid" >/dev/null 2>&1 || true
     else
@@ -99,10 +103,20 @@ umount_below() {
 # Remove a work dir only when nothing is mounted below it any more, and never
 # crossing into another file system (protects e.g. a bound /dev).
 remove_workdir() {
-  local dir="$1"
+  local dir="$1" p r
   [ -d "$dir" ] || return 0
+  dir="$(readlink -f "$dir")"
+  # Processes still chrooted into it (e.g. npm of a killed build) hold the
+  # mounts busy: end them, by pid.
+  for p in /proc/[0-9]*; do
+    r="$(readlink "$p/root" 2>/dev/null)" || continue
+    case "$r" in
+      "$dir"|"$dir"/*) log "killing leftover pid ${p#/proc/} in $dir"; kill -9 "${p#/proc/}" 2>/dev/null || true;;
+    esac
+  done
+  sleep 0.5
   umount_below "$dir"
-  if awk -v d="$(readlink -f "$dir")" '$2 == d || index($2, d "/") == 1 { found=1 } END { exit !found }' /proc/self/mounts; then
+  if awk -v d="$dir" '$2 == d || index($2, d "/") == 1 { found=1 } END { exit !found }' /proc/self/mounts; then
     log "warning: mounts remain below $dir; not removing it"
     return 1
   fi
@@ -115,6 +129,15 @@ for old in "$BUILD_TMPDIR/$WORK_PREFIX"*; do
   log "cleaning up leftover $old"
   remove_workdir "$old" || true
 done
+
+# Run a long step as a background job and wait for it: bash runs traps only
+# between commands, and `wait` is interruptible, so SIGTERM/SIGINT take effect
+# at once (the EXIT trap then ends what still runs in the chroot). The lock
+# fd is not handed down, so a stray child can never hold the build lock.
+waitable() {
+  "$@" 9>&- &
+  wait "$!"
+}
 
 WORK="$(mktemp -d "$BUILD_TMPDIR/${WORK_PREFIX}XXXXXX")"
 ROOT="$WORK/root"
@@ -131,7 +154,7 @@ START=$(date +%s)
 
 # --- 1. base system ------------------------------------------------------
 log "debootstrap $SUITE (minbase) from $MIRROR"
-debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 || {
+waitable debootstrap --variant=minbase "$SUITE" "$ROOT" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 || {
   tail -n 40 "$WORK/debootstrap.log" >&2
   die "debootstrap failed"
 }
@@ -143,7 +166,7 @@ mount_chroot() {
 }
 unmount_chroot() { umount_below "$ROOT/proc"; umount_below "$ROOT/dev"; }
 run_chroot() {
-  chroot "$ROOT" /usr/bin/env -i \
+  waitable chroot "$ROOT" /usr/bin/env -i \
     HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"
 }
@@ -195,7 +218,7 @@ NPM_ENV=(
   JOBS=2
 )
 if ! run_chroot env "${NPM_ENV[@]}" \
-  npm install -g --unsafe-perm "joplin@$JOPLIN_VERSION" >"$WORK/npm.log" 2>&1; then
+  npm install -g "joplin@$JOPLIN_VERSION" >"$WORK/npm.log" 2>&1; then
   tail -n 60 "$WORK/npm.log" >&2
   die "npm install failed"
 fi
@@ -204,8 +227,8 @@ run_chroot npm cache clean --force >/dev/null 2>&1 || true
 # --- 4. runtime setup ----------------------------------------------------
 install -m 0755 "$ENTRYPOINT_SRC" "$ROOT$ENTRYPOINT_DST"
 # Unprivileged user owning the data volume.
-run_chroot groupadd --system --gid 1000 joplin
-run_chroot useradd --system --uid 1000 --gid 1000 --home-dir /home/joplin \
+run_chroot groupadd --gid 1000 joplin
+run_chroot useradd --uid 1000 --gid 1000 --home-dir /home/joplin \
   --create-home --shell /usr/sbin/nologin joplin
 mkdir -p "$ROOT/data/profile"
 chown -R 1000:1000 "$ROOT/data"
