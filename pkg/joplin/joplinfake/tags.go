@@ -136,7 +136,9 @@ func (s *Server) setNoteTagsByTitles(noteID string, titles []string) {
 }
 
 // checkTagTitle is the user-side validation of Tag.save: the title is
-// trimmed and lower-cased, and must not belong to another tag.
+// trimmed and must not belong to another tag, compared case-insensitively.
+// Real Joplin 3.5.1 stores the title's case as given (verified against the
+// CLI server); only its error message is lower-cased.
 func (s *Server) checkTagTitle(t record, props map[string]any) *apiError {
 	v, ok := props["title"]
 	if !ok {
@@ -146,9 +148,9 @@ func (s *Server) checkTagTitle(t record, props map[string]any) *apiError {
 	if !isStr {
 		return errTypeError("o.title.trim is not a function", frameTagSave)
 	}
-	title := strings.ToLower(strings.TrimSpace(str))
-	if other := s.tagByTitle(title); other != nil && other.str("id") != t.str("id") {
-		return errInternal(fmt.Sprintf("The tag %q already exists. Please choose a different name.", title), frameTagSave)
+	title := strings.TrimSpace(str)
+	if other := s.tagByTitle(strings.ToLower(title)); other != nil && other.str("id") != t.str("id") {
+		return errInternal(fmt.Sprintf("The tag %q already exists. Please choose a different name.", strings.ToLower(title)), frameTagSave)
 	}
 	t["title"] = title
 	return nil

@@ -10,7 +10,7 @@ func TestTagTitles(t *testing.T) {
 	c := newClient(t)
 	tag := c.ok(http.MethodPost, "/tags", nil, map[string]any{"title": "  Work "})
 	id := tag["id"].(string)
-	if tag["title"] != "work" || num(tag["type_"]) != 5 || !hex32.MatchString(id) {
+	if tag["title"] != "Work" || num(tag["type_"]) != 5 || !hex32.MatchString(id) {
 		t.Fatalf("POST answer %v", tag)
 	}
 	text := c.call(http.MethodPost, "/tags", nil, map[string]any{"title": "WORK"}).
@@ -22,15 +22,15 @@ func TestTagTitles(t *testing.T) {
 	c.call(http.MethodPut, "/tags/"+other, nil, map[string]any{"title": "Work"}).
 		expectError(t, 500, `The tag "work" already exists`)
 	// Renaming a tag to itself in another case is fine.
-	if got := c.ok(http.MethodPut, "/tags/"+id, nil, map[string]any{"title": "WoRk"}); got["title"] != "work" {
+	if got := c.ok(http.MethodPut, "/tags/"+id, nil, map[string]any{"title": "WoRk"}); got["title"] != "WoRk" {
 		t.Fatalf("PUT %v", got)
 	}
 	got := c.ok(http.MethodGet, "/tags/"+id, nil, nil)
-	if !reflect.DeepEqual(got, map[string]any{"id": id, "parent_id": "", "title": "work", "type_": float64(5)}) {
+	if !reflect.DeepEqual(got, map[string]any{"id": id, "parent_id": "", "title": "WoRk", "type_": float64(5)}) {
 		t.Fatalf("GET %v", got)
 	}
 	items, _ := c.list("/tags", qs("order_by", "title", "order_dir", "DESC"))
-	if len(items) != 2 || !reflect.DeepEqual(items[0], map[string]any{"id": id, "parent_id": "", "title": "work"}) {
+	if len(items) != 2 || !reflect.DeepEqual(items[0], map[string]any{"id": id, "parent_id": "", "title": "WoRk"}) {
 		t.Fatalf("list %v", items)
 	}
 	dup := newID()
