@@ -53,11 +53,18 @@ func (o *Ops) noteOps() []registry.Operation {
 
 // notebookOps returns the notebook operations in catalog order.
 func (o *Ops) notebookOps() []registry.Operation {
-	return []registry.Operation{o.listNotebooks()}
+	return []registry.Operation{
+		o.listNotebooks(), o.getNotebook(), o.createNotebook(), o.updateNotebook(),
+		o.trashNotebook(), o.restoreNotebook(),
+	}
 }
 
 // tagOps returns the tag operations in catalog order.
-func (o *Ops) tagOps() []registry.Operation { return nil }
+func (o *Ops) tagOps() []registry.Operation {
+	return []registry.Operation{
+		o.listTags(), o.createTag(), o.updateTag(), o.deleteTag(), o.tagNote(), o.untagNote(),
+	}
+}
 
 // resourceOps returns the resource operations in catalog order.
 func (o *Ops) resourceOps() []registry.Operation { return nil }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -295,7 +296,13 @@ func Search(t *testing.T, env Env) {
 			NotebookID string `json:"notebook_id"`
 		} `json:"items"`
 	}
-	mustCall(t, env, "search", map[string]any{"query": word}, &res)
+	// Real Joplin rebuilds its index some seconds after a restart: poll.
+	for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		mustCall(t, env, "search", map[string]any{"query": word}, &res)
+		if len(res.Items) > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
 	if len(res.Items) != 1 || res.Items[0].ID != n.ID || res.Items[0].NotebookID != nb {
 		t.Fatalf("note search: %+v", res)
 	}

@@ -1,0 +1,508 @@
+package joplinops
+
+import (
+	"cmp"
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// Notebook is one Joplin notebook as the notebook operations return it.
+type Notebook struct {
+	ID          string        `json:"id"`
+	Title       string        `json:"title"`
+	ParentID    string        `json:"parent_id"`
+	Trashed     bool          `json:"trashed"`
+	CreatedTime int64         `json:"created_time"`
+	UpdatedTime int64         `json:"updated_time"`
+	Children    []NotebookRef `json:"children"`
+}
+
+// NotebookRef is a direct sub-notebook listed in a Notebook.
+type NotebookRef struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Trashed bool   `json:"trashed"`
+}
+
+// notebookRow is a notebook as Joplin encodes it, timestamps included.
+type notebookRow struct {
+	apiFolder
+	CreatedTime int64 `json:"created_time"`
+	UpdatedTime int64 `json:"updated_time"`
+}
+
+const notebookRowFields = "id,parent_id,title,created_time,updated_time,deleted_time"
+
+// toNotebook combines a row with its direct sub-notebooks, taken from all.
+func (r notebookRow) toNotebook(all []apiFolder) Notebook {
+	kids := []NotebookRef{}
+	for _, f := range all {
+		if f.ParentID == r.ID && f.ID != r.ID {
+			kids = append(kids, NotebookRef{ID: f.ID, Title: f.Title, Trashed: f.DeletedTime > 0})
+		}
+	}
+	slices.SortFunc(kids, func(a, b NotebookRef) int {
+		return cmp.Or(strings.Compare(NormalizeTitle(a.Title), NormalizeTitle(b.Title)), strings.Compare(a.ID, b.ID))
+	})
+	return Notebook{
+		ID: r.ID, Title: r.Title, ParentID: r.ParentID, Trashed: r.DeletedTime > 0,
+		CreatedTime: r.CreatedTime, UpdatedTime: r.UpdatedTime, Children: kids,
+	}
+}
+
+func notebookSchema() schema.S {
+	child := schema.Object("A direct sub-notebook.", map[string]any{
+		"id":      schema.ID("Notebook id."),
+		"title":   schema.String("Title.", 0, 10_000),
+		"trashed": schema.Bool("Whether it is in the trash."),
+	}, "id", "title", "trashed")
+	return schema.Object("A Joplin notebook.", map[string]any{
+		"id":           schema.ID("Notebook id."),
+		"title":        schema.String("Title.", 0, 10_000),
+		"parent_id":    schema.String("Parent notebook id; empty at the top level.", 0, 32),
+		"trashed":      schema.Bool("Whether the notebook is in the trash."),
+		"created_time": timeSchema,
+		"updated_time": timeSchema,
+		"children":     schema.Array("Direct sub-notebooks by title, trashed ones included.", child, MaxNotebooks),
+	}, "id", "title", "parent_id", "trashed", "created_time", "updated_time", "children")
+}
+
+// parentIDSchema accepts a notebook id or "" (the top level).
+func parentIDSchema(desc string) schema.S {
+	return schema.S{"type": "string", "maxLength": 32, "pattern": "^([0-9a-f]{32})?$", "description": desc}
+}
+
+// notFound is the NOT_FOUND error for object id, naming which object (role)
+// is missing in the message and in details.missing.
+func notFound(role, id string) *domainerr.Error {
+	return domainerr.New(domainerr.NotFound, "%s %s does not exist", role, id).
+		WithDetails(map[string]any{"missing": role, "id": id})
+}
+
+// missing turns Joplin's NOT_FOUND for id into notFound(role, id).
+func missing(err error, role, id string) error {
+	if de, ok := domainerr.As(err); ok && de.Code == domainerr.NotFound {
+		return notFound(role, id)
+	}
+	return err
+}
+
+// loadNotebook reads one notebook, trashed or not; role names it in a
+// NOT_FOUND error.
+func (o *Ops) loadNotebook(ctx context.Context, id, role string) (notebookRow, error) {
+	var r notebookRow
+	if err := o.c.Get(ctx, "/folders/"+id, url.Values{"fields": {notebookRowFields}}, &r); err != nil {
+		return notebookRow{}, missing(err, role, id)
+	}
+	return r, nil
+}
+
+// allFolders lists every notebook, trashed ones included: GET /folders
+// hides trashed notebooks, a folder title search for "*" does not.
+func (o *Ops) allFolders(ctx context.Context) ([]apiFolder, error) {
+	return joplin.ListAll[apiFolder](ctx, o.c, "/search", url.Values{
+		"type": {"folder"}, "query": {"*"}, "fields": {"id,parent_id,title,deleted_time"},
+	}, MaxNotebooks)
+}
+
+// subtree returns every notebook below root in all, root excluded, parents
+// before children. It never loops on corrupt cycles.
+func subtree(all []apiFolder, root string) []apiFolder {
+	children := map[string][]apiFolder{}
+	for _, f := range all {
+		children[f.ParentID] = append(children[f.ParentID], f)
+	}
+	seen := map[string]bool{root: true}
+	var out []apiFolder
+	for queue := []string{root}; len(queue) > 0; queue = queue[1:] {
+		for _, c := range children[queue[0]] {
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				out = append(out, c)
+				queue = append(queue, c.ID)
+			}
+		}
+	}
+	return out
+}
+
+// checkParent verifies in all that notebook id can hold children: it
+// exists and is not in the trash.
+func checkParent(all []apiFolder, id string) error {
+	i := slices.IndexFunc(all, func(f apiFolder) bool { return f.ID == id })
+	if i < 0 {
+		return notFound("parent", id)
+	}
+	if all[i].DeletedTime > 0 {
+		return domainerr.New(domainerr.InvalidArgument, "parent notebook %s is in the trash; restore it first", id).
+			WithDetails(map[string]any{"parent_id": id, "restore_tool": "restore_notebook"})
+	}
+	return nil
+}
+
+// storedFolderTitle returns the title as Joplin will store it (leading
+// slashes stripped), refusing blank and reserved titles Joplin would reject
+// or mangle.
+func storedFolderTitle(title string) (string, error) {
+	t := strings.TrimLeft(title, `/\`)
+	if NormalizeTitle(t) == "" {
+		return "", domainerr.New(domainerr.InvalidArgument, "the title is blank")
+	}
+	if t == "Conflicts" { // Joplin's own conflicts notebook
+		return "", domainerr.New(domainerr.InvalidArgument, "the title Conflicts is reserved by Joplin")
+	}
+	return t, nil
+}
+
+// siblingMatches lists the notebooks under parent whose normalized title is
+// title's, trashed ones included, except the notebook self.
+func siblingMatches(all []apiFolder, parent, title, self string) []match {
+	want := NormalizeTitle(title)
+	var out []match
+	for _, f := range all {
+		if f.ID != self && f.ParentID == parent && NormalizeTitle(f.Title) == want {
+			out = append(out, match{ID: f.ID, Trashed: f.DeletedTime > 0})
+		}
+	}
+	return out
+}
+
+func notebookExists(matches []match) error {
+	return alreadyExists(domainerr.NotebookAlreadyExists, "notebook", "update_notebook", "restore_notebook", matches)
+}
+
+type notebookIDIn struct {
+	ID string `json:"id"`
+}
+
+func notebookIDSchema() schema.S {
+	return schema.Object("", map[string]any{"id": schema.ID("Notebook id.")}, "id")
+}
+
+func (o *Ops) getNotebook() registry.Operation {
+	return op("get_notebook", "Get notebook",
+		"Read one notebook by id, trashed ones included, with its direct sub-notebooks (trashed ones flagged).",
+		registry.EffectRead, notebookIDSchema(), notebookSchema(),
+		typed(func(ctx context.Context, in notebookIDIn) (Notebook, error) {
+			r, err := o.loadNotebook(ctx, in.ID, "notebook")
+			if err != nil {
+				return Notebook{}, err
+			}
+			all, err := o.allFolders(ctx)
+			if err != nil {
+				return Notebook{}, err
+			}
+			return r.toNotebook(all), nil
+		}))
+}
+
+type createNotebookIn struct {
+	Title    string `json:"title"`
+	ParentID string `json:"parent_id"`
+}
+
+func (o *Ops) createNotebook() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"title":     titleSchema,
+		"parent_id": parentIDSchema("Parent notebook id; omit or empty for the top level."),
+	}, "title")
+	desc := "Create a notebook, at the top level or under parent_id. Fails with NOTEBOOK_ALREADY_EXISTS, " +
+		"writing nothing, when the parent already holds a notebook with the same title (trashed ones included)."
+	return op("create_notebook", "Create notebook", desc, registry.EffectCreate, in, notebookSchema(),
+		typed(o.doCreateNotebook))
+}
+
+func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebook, error) {
+	title, err := storedFolderTitle(in.Title)
+	if err != nil {
+		return Notebook{}, err
+	}
+	o.createMu.Lock()
+	defer o.createMu.Unlock()
+
+	all, err := o.allFolders(ctx)
+	if err != nil {
+		return Notebook{}, err
+	}
+	if in.ParentID != "" {
+		if err := checkParent(all, in.ParentID); err != nil {
+			return Notebook{}, err
+		}
+	}
+	if matches := siblingMatches(all, in.ParentID, title, ""); len(matches) > 0 {
+		return Notebook{}, notebookExists(matches)
+	}
+	id := joplin.NewID()
+	req := map[string]any{"id": id, "title": title, "parent_id": in.ParentID}
+	var created notebookRow
+	if err := o.c.Write(ctx, "POST", "/folders", nil, req, &created); err != nil {
+		return Notebook{}, withObjectID(err, id)
+	}
+	return created.toNotebook(nil), nil
+}
+
+type updateNotebookIn struct {
+	ID       string  `json:"id"`
+	Title    *string `json:"title"`
+	ParentID *string `json:"parent_id"`
+}
+
+func (o *Ops) updateNotebook() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"id":        schema.ID("Notebook id."),
+		"title":     titleSchema,
+		"parent_id": parentIDSchema("New parent notebook id; empty moves it to the top level."),
+	}, "id")
+	desc := "Rename and/or move a notebook; give title, parent_id or both. Refuses a move into itself or " +
+		"its own sub-notebooks, and a title a sibling already has (NOTEBOOK_ALREADY_EXISTS, trashed ones included)."
+	return op("update_notebook", "Update notebook", desc, registry.EffectUpdate, in, notebookSchema(),
+		typed(o.doUpdateNotebook))
+}
+
+func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebook, error) {
+	if in.Title == nil && in.ParentID == nil {
+		return Notebook{}, domainerr.New(domainerr.InvalidArgument, "give title, parent_id or both")
+	}
+	o.createMu.Lock()
+	defer o.createMu.Unlock()
+
+	cur, err := o.loadNotebook(ctx, in.ID, "notebook")
+	if err != nil {
+		return Notebook{}, err
+	}
+	req := map[string]any{}
+	title, parent := cur.Title, cur.ParentID
+	if in.Title != nil {
+		if title, err = storedFolderTitle(*in.Title); err != nil {
+			return Notebook{}, err
+		}
+		req["title"] = title
+	}
+	all, err := o.allFolders(ctx)
+	if err != nil {
+		return Notebook{}, err
+	}
+	if in.ParentID != nil {
+		parent = *in.ParentID
+		if err := checkMove(all, in.ID, parent); err != nil {
+			return Notebook{}, err
+		}
+		req["parent_id"] = parent
+	}
+	identityChanged := NormalizeTitle(title) != NormalizeTitle(cur.Title) || parent != cur.ParentID
+	if matches := siblingMatches(all, parent, title, in.ID); identityChanged && len(matches) > 0 {
+		return Notebook{}, notebookExists(matches)
+	}
+	var updated notebookRow
+	if err := o.c.Write(ctx, "PUT", "/folders/"+in.ID, nil, req, &updated); err != nil {
+		return Notebook{}, err
+	}
+	return updated.toNotebook(all), nil
+}
+
+// checkMove refuses to move notebook id under parent when parent is the
+// notebook itself, one of its descendants, missing or trashed.
+func checkMove(all []apiFolder, id, parent string) error {
+	if parent == "" {
+		return nil
+	}
+	if parent == id {
+		return domainerr.New(domainerr.InvalidArgument, "a notebook cannot be its own parent")
+	}
+	for _, d := range subtree(all, id) {
+		if d.ID == parent {
+			return domainerr.New(domainerr.InvalidArgument, "notebook %s is inside notebook %s; a notebook cannot move into its own sub-notebook", parent, id).
+				WithDetails(map[string]any{"parent_id": parent})
+		}
+	}
+	return checkParent(all, parent)
+}
+
+type trashNotebookOut struct {
+	ID             string `json:"id"`
+	Trashed        bool   `json:"trashed"`
+	AlreadyTrashed bool   `json:"already_trashed"`
+}
+
+func (o *Ops) trashNotebook() registry.Operation {
+	out := schema.Object("", map[string]any{
+		"id":              schema.ID("Notebook id."),
+		"trashed":         schema.Bool("Always true."),
+		"already_trashed": schema.Bool("The notebook was already in the trash; nothing was changed."),
+	}, "id", "trashed", "already_trashed")
+	desc := "Move a notebook, with all its sub-notebooks and notes, to the trash. Undo with restore_notebook; " +
+		"never deletes permanently. Trashing a trashed notebook changes nothing."
+	return op("trash_notebook", "Trash notebook", desc, registry.EffectTrash, notebookIDSchema(), out,
+		typed(func(ctx context.Context, in notebookIDIn) (trashNotebookOut, error) {
+			cur, err := o.loadNotebook(ctx, in.ID, "notebook")
+			if err != nil {
+				return trashNotebookOut{}, err
+			}
+			res := trashNotebookOut{ID: in.ID, Trashed: true, AlreadyTrashed: cur.DeletedTime > 0}
+			if res.AlreadyTrashed {
+				return res, nil
+			}
+			// Never ?permanent=1: without it Joplin moves the tree to the trash.
+			if err := o.c.Write(ctx, "DELETE", "/folders/"+in.ID, nil, nil, nil); err != nil {
+				return trashNotebookOut{}, err
+			}
+			return res, nil
+		}))
+}
+
+// TrashBatchGap is how close in time trashed items must be to count as
+// trashed in one go. Joplin stamps each notebook and each batch of notes of
+// a cascading trash with its own clock reading, so those readings form a
+// chain with small steps; an item trashed on its own earlier is separated
+// from the chain by a larger step.
+const TrashBatchGap int64 = 1000 // milliseconds
+
+type restoreNotebookOut struct {
+	ID                string `json:"id"`
+	AlreadyRestored   bool   `json:"already_restored"`
+	RestoredNotebooks int    `json:"restored_notebooks"`
+	RestoredNotes     int    `json:"restored_notes"`
+	MovedToTopLevel   bool   `json:"moved_to_top_level"`
+	LeftInTrash       int    `json:"left_in_trash"`
+}
+
+func (o *Ops) restoreNotebook() registry.Operation {
+	out := schema.Object("", map[string]any{
+		"id":                 schema.ID("Notebook id."),
+		"already_restored":   schema.Bool("The notebook was not in the trash; nothing was changed."),
+		"restored_notebooks": schema.Integer("Notebooks restored, this one included.", 0, MaxNotebooks),
+		"restored_notes":     schema.Integer("Notes restored.", 0, 1<<31),
+		"moved_to_top_level": schema.Bool("Its parent is still in the trash, so it was moved to the top level."),
+		"left_in_trash":      schema.Integer("Trashed notebooks and notes below it that were trashed on their own and stay in the trash.", 0, 1<<31),
+	}, "id", "already_restored", "restored_notebooks", "restored_notes", "moved_to_top_level", "left_in_trash")
+	desc := "Restore a trashed notebook with the sub-notebooks and notes trashed along with it (trash times " +
+		"chained under 1 s apart). Items trashed on their own earlier stay in the trash (left_in_trash). " +
+		"If its parent is still trashed, it moves to the top level."
+	return op("restore_notebook", "Restore notebook", desc, registry.EffectUpdate, notebookIDSchema(), out,
+		typed(o.doRestoreNotebook))
+}
+
+// trashedItem is a trashed notebook or note below the notebook to restore.
+type trashedItem struct {
+	id      string
+	isNote  bool
+	deleted int64
+}
+
+func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNotebookOut, error) {
+	root, err := o.loadNotebook(ctx, in.ID, "notebook")
+	if err != nil {
+		return restoreNotebookOut{}, err
+	}
+	res := restoreNotebookOut{ID: in.ID}
+	if root.DeletedTime == 0 {
+		res.AlreadyRestored = true
+		return res, nil
+	}
+	all, err := o.allFolders(ctx)
+	if err != nil {
+		return restoreNotebookOut{}, err
+	}
+	notes, err := joplin.ListAll[apiNote](ctx, o.c, "/notes", url.Values{
+		"fields": {"id,parent_id,deleted_time"}, "include_deleted": {"1"},
+	}, o.limits.MaxScan)
+	if err != nil {
+		return restoreNotebookOut{}, err
+	}
+	together, left := trashedWith(root.apiFolder, all, notes)
+	res.LeftInTrash = left
+
+	final := map[string]any{"deleted_time": 0}
+	if root.ParentID != "" && checkParent(all, root.ParentID) != nil {
+		final["parent_id"] = ""
+		res.MovedToTopLevel = true
+	}
+	// Descendants first, oldest trash time first, the notebook itself last:
+	// after a failure the notebook is still trashed and the items not yet
+	// restored still chain to its trash time, so calling again finishes.
+	var doneIDs []string
+	for _, it := range together {
+		path := "/folders/"
+		if it.isNote {
+			path = "/notes/"
+		}
+		if err := o.c.Write(ctx, "PUT", path+it.id, nil, map[string]any{"deleted_time": 0}, nil); err != nil {
+			return restoreNotebookOut{}, partialRestore(err, it.id, res, doneIDs)
+		}
+		doneIDs = append(doneIDs, it.id)
+		if it.isNote {
+			res.RestoredNotes++
+		} else {
+			res.RestoredNotebooks++
+		}
+	}
+	if err := o.c.Write(ctx, "PUT", "/folders/"+in.ID, nil, final, nil); err != nil {
+		return restoreNotebookOut{}, partialRestore(err, in.ID, res, doneIDs)
+	}
+	res.RestoredNotebooks++
+	return res, nil
+}
+
+// trashedWith splits the trashed notebooks and notes below root into those
+// trashed together with it, oldest first, and a count of the others. Walking
+// down from root's trash time, an item belongs to the same trash operation
+// while no step between consecutive trash times exceeds TrashBatchGap.
+func trashedWith(root apiFolder, all []apiFolder, notes []apiNote) ([]trashedItem, int) {
+	below := map[string]bool{root.ID: true}
+	var items []trashedItem
+	for _, f := range subtree(all, root.ID) {
+		below[f.ID] = true
+		if f.DeletedTime > 0 {
+			items = append(items, trashedItem{id: f.ID, deleted: f.DeletedTime})
+		}
+	}
+	for _, n := range notes {
+		if below[n.ParentID] && n.DeletedTime > 0 {
+			items = append(items, trashedItem{id: n.ID, isNote: true, deleted: n.DeletedTime})
+		}
+	}
+	slices.SortFunc(items, func(a, b trashedItem) int {
+		return cmp.Or(cmp.Compare(a.deleted, b.deleted), strings.Compare(a.id, b.id))
+	})
+	i := len(items)
+	for i > 0 && items[i-1].deleted > root.DeletedTime {
+		i-- // trashed after the notebook: on its own
+	}
+	end, cutoff := i, root.DeletedTime
+	for i > 0 && cutoff-items[i-1].deleted <= TrashBatchGap {
+		i--
+		cutoff = items[i].deleted
+	}
+	return items[i:end], len(items) - (end - i)
+}
+
+// maxReportedIDs bounds the id list in a partial-restore error.
+const maxReportedIDs = 200
+
+// partialRestore reports a restore that failed at failedID after the items
+// counted in done, with ids doneIDs, were restored. With nothing written yet
+// it is the failure itself; otherwise a non-retryable error with the
+// failure's code that says what was restored.
+func partialRestore(err error, failedID string, done restoreNotebookOut, doneIDs []string) error {
+	if done.RestoredNotebooks+done.RestoredNotes == 0 {
+		return err
+	}
+	de, ok := domainerr.As(err)
+	if !ok {
+		de = domainerr.New(domainerr.JoplinError, "Joplin failed")
+	}
+	return domainerr.New(de.Code, "restore stopped at %s after restoring %d sub-notebooks and %d notes (%s); "+
+		"call restore_notebook again to restore the rest",
+		failedID, done.RestoredNotebooks, done.RestoredNotes, de.Message).
+		WithDetails(map[string]any{
+			"failed_id": failedID, "restored_notebooks": done.RestoredNotebooks, "restored_notes": done.RestoredNotes,
+			"restored_ids": doneIDs[:min(len(doneIDs), maxReportedIDs)], "restored_ids_complete": len(doneIDs) <= maxReportedIDs,
+		})
+}

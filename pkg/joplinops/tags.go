@@ -1,0 +1,304 @@
+package joplinops
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// Tag is a Joplin tag. Joplin stores tag titles in lower case.
+type Tag struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// MaxTags bounds how many tags the tag operations read.
+const MaxTags = 10_000
+
+func tagSchema() schema.S {
+	return schema.Object("A tag.", map[string]any{
+		"id":    schema.ID("Tag id."),
+		"title": schema.String("Title, lower case.", 0, 10_000),
+	}, "id", "title")
+}
+
+// allTags lists every tag; more than MaxTags is an error.
+func (o *Ops) allTags(ctx context.Context) ([]Tag, error) {
+	return joplin.ListAll[Tag](ctx, o.c, "/tags", url.Values{"fields": {"id,title"}}, MaxTags)
+}
+
+// loadTag reads one tag; a missing one is NOT_FOUND with details.missing "tag".
+func (o *Ops) loadTag(ctx context.Context, id string) (Tag, error) {
+	var t Tag
+	if err := o.c.Get(ctx, "/tags/"+id, url.Values{"fields": {"id,title"}}, &t); err != nil {
+		return Tag{}, missing(err, "tag", id)
+	}
+	return t, nil
+}
+
+// checkTagTitle refuses a title that is blank once normalized.
+func checkTagTitle(title string) error {
+	if NormalizeTitle(title) == "" {
+		return domainerr.New(domainerr.InvalidArgument, "the title is blank")
+	}
+	return nil
+}
+
+// tagMatches lists the tags other than self whose normalized title is
+// title's.
+func tagMatches(tags []Tag, title, self string) []match {
+	want := NormalizeTitle(title)
+	out := []match{}
+	for _, t := range tags {
+		if t.ID != self && NormalizeTitle(t.Title) == want {
+			out = append(out, match{ID: t.ID})
+		}
+	}
+	return out
+}
+
+func tagExists(matches []match) error {
+	return alreadyExists(domainerr.TagAlreadyExists, "tag", "update_tag", "", matches)
+}
+
+// tagConflict turns Joplin's refusal of a duplicate tag title (HTTP 500,
+// "already exists"), which a write racing another Joplin client can meet,
+// into TAG_ALREADY_EXISTS listing the tags that now match. Other errors pass
+// through.
+func (o *Ops) tagConflict(ctx context.Context, err error, title, self string) error {
+	var ae *joplin.APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError || !strings.Contains(ae.Message, "already exists") {
+		return err
+	}
+	tags, lerr := o.allTags(ctx)
+	if lerr != nil {
+		return tagExists([]match{})
+	}
+	return tagExists(tagMatches(tags, title, self))
+}
+
+type listTagsOut struct {
+	Tags  []Tag `json:"tags"`
+	Total int   `json:"total"`
+}
+
+func (o *Ops) listTags() registry.Operation {
+	out := schema.Object("", map[string]any{
+		"tags":  schema.Array("Tags by title.", tagSchema(), MaxTags),
+		"total": schema.Integer("Number of tags.", 0, MaxTags),
+	}, "tags", "total")
+	return op("list_tags", "List tags", "List every tag, sorted by title.",
+		registry.EffectRead, schema.Object("", map[string]any{}), out,
+		typed(func(ctx context.Context, _ struct{}) (listTagsOut, error) {
+			tags, err := o.allTags(ctx)
+			if err != nil {
+				return listTagsOut{}, err
+			}
+			slices.SortFunc(tags, func(a, b Tag) int {
+				return cmp.Or(strings.Compare(NormalizeTitle(a.Title), NormalizeTitle(b.Title)), strings.Compare(a.ID, b.ID))
+			})
+			if tags == nil {
+				tags = []Tag{}
+			}
+			return listTagsOut{Tags: tags, Total: len(tags)}, nil
+		}))
+}
+
+type createTagIn struct {
+	Title string `json:"title"`
+}
+
+func (o *Ops) createTag() registry.Operation {
+	in := schema.Object("", map[string]any{"title": titleSchema}, "title")
+	desc := "Create a tag (Joplin stores it in lower case). Fails with TAG_ALREADY_EXISTS, writing nothing, " +
+		"when a tag with the same title exists."
+	return op("create_tag", "Create tag", desc, registry.EffectCreate, in, tagSchema(),
+		typed(func(ctx context.Context, in createTagIn) (Tag, error) {
+			if err := checkTagTitle(in.Title); err != nil {
+				return Tag{}, err
+			}
+			o.createMu.Lock()
+			defer o.createMu.Unlock()
+			tags, err := o.allTags(ctx)
+			if err != nil {
+				return Tag{}, err
+			}
+			if matches := tagMatches(tags, in.Title, ""); len(matches) > 0 {
+				return Tag{}, tagExists(matches)
+			}
+			id := joplin.NewID()
+			var created Tag
+			if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": in.Title}, &created); err != nil {
+				return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, ""), id)
+			}
+			return created, nil
+		}))
+}
+
+type updateTagIn struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+func (o *Ops) updateTag() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"id":    schema.ID("Tag id."),
+		"title": titleSchema,
+	}, "id", "title")
+	desc := "Rename a tag (Joplin stores it in lower case). Fails with TAG_ALREADY_EXISTS when another tag has the same title."
+	return op("update_tag", "Rename tag", desc, registry.EffectUpdate, in, tagSchema(),
+		typed(func(ctx context.Context, in updateTagIn) (Tag, error) {
+			if err := checkTagTitle(in.Title); err != nil {
+				return Tag{}, err
+			}
+			o.createMu.Lock()
+			defer o.createMu.Unlock()
+			if _, err := o.loadTag(ctx, in.ID); err != nil {
+				return Tag{}, err
+			}
+			tags, err := o.allTags(ctx)
+			if err != nil {
+				return Tag{}, err
+			}
+			if matches := tagMatches(tags, in.Title, in.ID); len(matches) > 0 {
+				return Tag{}, tagExists(matches)
+			}
+			var updated Tag
+			if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
+				return Tag{}, o.tagConflict(ctx, err, in.Title, in.ID)
+			}
+			return updated, nil
+		}))
+}
+
+type tagIDIn struct {
+	ID string `json:"id"`
+}
+
+type deleteTagOut struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+func (o *Ops) deleteTag() registry.Operation {
+	in := schema.Object("", map[string]any{"id": schema.ID("Tag id.")}, "id")
+	out := schema.Object("", map[string]any{
+		"id":      schema.ID("Tag id."),
+		"deleted": schema.Bool("Always true."),
+	}, "id", "deleted")
+	desc := "Delete a tag permanently and remove it from every note; the notes are kept. " +
+		"Joplin has no trash for tags, so this cannot be undone."
+	return op("delete_tag", "Delete tag", desc, registry.EffectDeletePermanent, in, out,
+		typed(func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
+			if _, err := o.loadTag(ctx, in.ID); err != nil {
+				return deleteTagOut{}, err
+			}
+			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
+				return deleteTagOut{}, missing(err, "tag", in.ID)
+			}
+			return deleteTagOut{ID: in.ID, Deleted: true}, nil
+		}))
+}
+
+type noteTagIn struct {
+	NoteID string `json:"note_id"`
+	TagID  string `json:"tag_id"`
+}
+
+func noteTagSchema() schema.S {
+	return schema.Object("", map[string]any{
+		"note_id": schema.ID("Note id."),
+		"tag_id":  schema.ID("Tag id."),
+	}, "note_id", "tag_id")
+}
+
+// noteHasTag checks that the note and the tag exist (NOT_FOUND naming the
+// missing one in details.missing) and reports whether the note has the tag.
+func (o *Ops) noteHasTag(ctx context.Context, in noteTagIn) (bool, error) {
+	var n struct{}
+	if err := o.c.Get(ctx, "/notes/"+in.NoteID, url.Values{"fields": {"id"}}, &n); err != nil {
+		return false, missing(err, "note", in.NoteID)
+	}
+	if _, err := o.loadTag(ctx, in.TagID); err != nil {
+		return false, err
+	}
+	tags, err := joplin.ListAll[Tag](ctx, o.c, "/notes/"+in.NoteID+"/tags", url.Values{"fields": {"id"}}, MaxTags)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range tags {
+		if t.ID == in.TagID {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+type tagNoteOut struct {
+	NoteID        string `json:"note_id"`
+	TagID         string `json:"tag_id"`
+	AlreadyTagged bool   `json:"already_tagged"`
+}
+
+func (o *Ops) tagNote() registry.Operation {
+	out := schema.Object("", map[string]any{
+		"note_id":        schema.ID("Note id."),
+		"tag_id":         schema.ID("Tag id."),
+		"already_tagged": schema.Bool("The note already had the tag; nothing was changed."),
+	}, "note_id", "tag_id", "already_tagged")
+	return op("tag_note", "Tag note", "Add a tag to a note. Tagging a note that already has the tag changes nothing.",
+		registry.EffectUpdate, noteTagSchema(), out,
+		typed(func(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
+			has, err := o.noteHasTag(ctx, in)
+			if err != nil {
+				return tagNoteOut{}, err
+			}
+			res := tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: has}
+			if has {
+				return res, nil
+			}
+			if err := o.c.Write(ctx, "POST", "/tags/"+in.TagID+"/notes", nil, map[string]any{"id": in.NoteID}, nil); err != nil {
+				return tagNoteOut{}, missing(err, "tag", in.TagID)
+			}
+			return res, nil
+		}))
+}
+
+type untagNoteOut struct {
+	NoteID          string `json:"note_id"`
+	TagID           string `json:"tag_id"`
+	AlreadyUntagged bool   `json:"already_untagged"`
+}
+
+func (o *Ops) untagNote() registry.Operation {
+	out := schema.Object("", map[string]any{
+		"note_id":          schema.ID("Note id."),
+		"tag_id":           schema.ID("Tag id."),
+		"already_untagged": schema.Bool("The note did not have the tag; nothing was changed."),
+	}, "note_id", "tag_id", "already_untagged")
+	return op("untag_note", "Untag note", "Remove a tag from a note. Removing a tag the note does not have changes nothing.",
+		registry.EffectUpdate, noteTagSchema(), out,
+		typed(func(ctx context.Context, in noteTagIn) (untagNoteOut, error) {
+			has, err := o.noteHasTag(ctx, in)
+			if err != nil {
+				return untagNoteOut{}, err
+			}
+			res := untagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyUntagged: !has}
+			if !has {
+				return res, nil
+			}
+			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
+				return untagNoteOut{}, missing(err, "tag", in.TagID)
+			}
+			return res, nil
+		}))
+}
