@@ -72,22 +72,38 @@ func noteSchema() schema.S {
 }
 
 type getNoteIn struct {
-	ID          string `json:"id"`
-	IncludeBody *bool  `json:"include_body"`
+	ID          string   `json:"id"`
+	IncludeBody *bool    `json:"include_body"`
+	Include     []string `json:"include"`
+}
+
+type noteWithRelations struct {
+	Note
+	Relations
 }
 
 func (o *Ops) getNote() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"id":           schema.ID("Note id."),
 		"include_body": schema.Bool("Return the Markdown body (default true)."),
+		"include": schema.Array("Relations to add: tags, resources, links (notes the body links to), backlinks (notes linking here; scans all notes).",
+			schema.Enum("A relation.", "tags", "resources", "links", "backlinks"), 4),
 	}, "id")
-	return op("get_note", "Get note", "Read one note by id, including trashed notes.",
-		registry.EffectRead, in, noteSchema(), typed(func(ctx context.Context, in getNoteIn) (Note, error) {
+	out := noteSchema()
+	for k, v := range relationSchemas() {
+		out["properties"].(map[string]any)[k] = v
+	}
+	return op("get_note", "Get note", "Read one note by id, trashed notes included, optionally with its tags, resources, linked notes and backlinks.",
+		registry.EffectRead, in, out, typed(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
 			var n apiNote
 			if err := o.c.Get(ctx, "/notes/"+in.ID, url.Values{"fields": {noteFields}}, &n); err != nil {
-				return Note{}, err
+				return noteWithRelations{}, missing(err, "note", in.ID)
 			}
-			return n.toNote(in.IncludeBody == nil || *in.IncludeBody), nil
+			rel, err := o.relations(ctx, n, in.Include)
+			if err != nil {
+				return noteWithRelations{}, err
+			}
+			return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel}, nil
 		}))
 }
 
@@ -119,7 +135,7 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 
 	nb, err := o.notebook(ctx, in.NotebookID)
 	if err != nil {
-		return Note{}, err
+		return Note{}, missing(err, "notebook", in.NotebookID)
 	}
 	if nb.DeletedTime > 0 {
 		return Note{}, domainerr.New(domainerr.InvalidArgument, "the notebook is in the trash; restore it first").

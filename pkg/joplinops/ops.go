@@ -42,13 +42,13 @@ func Operations(c *joplin.Client, limits Limits) []registry.Operation {
 	ops = append(ops, o.notebookOps()...)
 	ops = append(ops, o.tagOps()...)
 	ops = append(ops, o.resourceOps()...)
-	ops = append(ops, o.search())
+	ops = append(ops, o.search(), o.listTrash())
 	return ops
 }
 
 // noteOps returns the note operations in catalog order.
 func (o *Ops) noteOps() []registry.Operation {
-	return []registry.Operation{o.getNote(), o.createNote()}
+	return []registry.Operation{o.listNotes(), o.getNote(), o.createNote(), o.updateNote(), o.trashNote(), o.restoreNote()}
 }
 
 // notebookOps returns the notebook operations in catalog order.

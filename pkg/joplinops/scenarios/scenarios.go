@@ -39,6 +39,7 @@ func All(t *testing.T, env Env) {
 	t.Run("concurrent_creates", func(t *testing.T) { ConcurrentCreates(t, env) })
 	t.Run("list_notebooks_tree", func(t *testing.T) { NotebookTree(t, env) })
 	t.Run("invalid_input_writes_nothing", func(t *testing.T) { InvalidInput(t, env) })
+	t.Run("notes", func(t *testing.T) { NoteScenarios(t, env) })
 	t.Run("notebooks", func(t *testing.T) { NotebookScenarios(t, env) })
 	t.Run("tags", func(t *testing.T) { TagScenarios(t, env) })
 	if env.Reindex != nil {

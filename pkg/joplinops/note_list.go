@@ -1,0 +1,186 @@
+package joplinops
+
+import (
+	"context"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+type listNotesIn struct {
+	NotebookID     string `json:"notebook_id"`
+	TagID          string `json:"tag_id"`
+	ResourceID     string `json:"resource_id"`
+	IncludeTrashed bool   `json:"include_trashed"`
+	IncludeBody    bool   `json:"include_body"`
+	OrderBy        string `json:"order_by"`
+	OrderDir       string `json:"order_dir"`
+	Limit          int    `json:"limit"`
+	Page           int    `json:"page"`
+}
+
+type listNotesOut struct {
+	Notes   []Note `json:"notes"`
+	Page    int    `json:"page"`
+	HasMore bool   `json:"has_more"`
+}
+
+// MaxPage bounds the page number of paged lists.
+const MaxPage = 100_000
+
+func (o *Ops) listNotes() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"notebook_id":     schema.ID("Only notes directly in this notebook."),
+		"tag_id":          schema.ID("Only notes with this tag."),
+		"resource_id":     schema.ID("Only notes whose body links to this resource."),
+		"include_trashed": schema.Bool("Also list notes in the trash (default false)."),
+		"include_body":    schema.Bool("Return bodies (default false)."),
+		"order_by":        schema.Enum("Sort key (default updated_time).", "updated_time", "created_time", "title"),
+		"order_dir":       schema.Enum("Sort direction (default desc).", "asc", "desc"),
+		"limit":           schema.Integer("Page size (default 50).", 1, 100),
+		"page":            schema.Integer("1-based page (default 1).", 1, MaxPage),
+	})
+	out := schema.Object("", map[string]any{
+		"notes":    schema.Array("Notes on this page.", noteSchema(), 100),
+		"page":     schema.Integer("This page.", 1, MaxPage),
+		"has_more": schema.Bool("Whether a later page may hold more notes."),
+	}, "notes", "page", "has_more")
+	desc := "List notes, optionally only those in one notebook, with one tag, or linking to one resource (at most one filter). Paged; bodies omitted unless asked."
+	return op("list_notes", "List notes", desc, registry.EffectRead, in, out, typed(o.doListNotes))
+}
+
+func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, error) {
+	filters := 0
+	for _, f := range []string{in.NotebookID, in.TagID, in.ResourceID} {
+		if f != "" {
+			filters++
+		}
+	}
+	if filters > 1 {
+		return listNotesOut{}, domainerr.New(domainerr.InvalidArgument, "give at most one of notebook_id, tag_id and resource_id")
+	}
+	if in.OrderBy == "" {
+		in.OrderBy = "updated_time"
+	}
+	if in.OrderDir == "" {
+		in.OrderDir = "desc"
+	}
+	if in.Limit == 0 {
+		in.Limit = 50
+	}
+	if in.Page == 0 {
+		in.Page = 1
+	}
+	fields := "id,parent_id,title,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
+	if in.IncludeBody {
+		fields += ",body"
+	}
+	var (
+		rows []apiNote
+		err  error
+	)
+	switch {
+	case in.NotebookID != "":
+		if _, err := o.notebook(ctx, in.NotebookID); err != nil {
+			return listNotesOut{}, missing(err, "notebook", in.NotebookID)
+		}
+		if in.IncludeTrashed {
+			// The notebook's own note list hides trashed notes: scan.
+			rows, err = o.collectNotes(ctx, fields, func(n apiNote) bool { return n.ParentID == in.NotebookID })
+		} else {
+			rows, err = joplin.ListAll[apiNote](ctx, o.c, "/folders/"+in.NotebookID+"/notes", url.Values{"fields": {fields}}, o.limits.MaxScan)
+		}
+	case in.TagID != "":
+		if _, err := o.loadTag(ctx, in.TagID); err != nil {
+			return listNotesOut{}, err
+		}
+		rows, err = joplin.ListAll[apiNote](ctx, o.c, "/tags/"+in.TagID+"/notes", url.Values{"fields": {fields}}, o.limits.MaxScan)
+	case in.ResourceID != "":
+		if err := o.c.Get(ctx, "/resources/"+in.ResourceID, url.Values{"fields": {"id"}}, nil); err != nil {
+			return listNotesOut{}, missing(err, "resource", in.ResourceID)
+		}
+		needle := ":/" + in.ResourceID
+		rows, err = o.collectNotes(ctx, fields+",body", func(n apiNote) bool { return containsLink(n.Body, needle) })
+		if !in.IncludeBody {
+			for i := range rows {
+				rows[i].Body = ""
+			}
+		}
+	default:
+		return o.pageFromJoplin(ctx, in, fields)
+	}
+	if err != nil {
+		return listNotesOut{}, err
+	}
+	return pageLocally(rows, in), nil
+}
+
+// collectNotes scans every note and keeps those keep accepts.
+func (o *Ops) collectNotes(ctx context.Context, fields string, keep func(apiNote) bool) ([]apiNote, error) {
+	var out []apiNote
+	err := o.scanNotes(ctx, fields, func(n apiNote) {
+		if keep(n) {
+			out = append(out, n)
+		}
+	})
+	return out, err
+}
+
+// pageFromJoplin serves an unfiltered list with Joplin's own paging.
+func (o *Ops) pageFromJoplin(ctx context.Context, in listNotesIn, fields string) (listNotesOut, error) {
+	q := url.Values{
+		"fields": {fields}, "order_by": {in.OrderBy}, "order_dir": {strings.ToUpper(in.OrderDir)},
+		"limit": {strconv.Itoa(in.Limit)}, "page": {strconv.Itoa(in.Page)},
+	}
+	if in.IncludeTrashed {
+		q.Set("include_deleted", "1")
+	}
+	var p joplin.Page[apiNote]
+	if err := o.c.Get(ctx, "/notes", q, &p); err != nil {
+		return listNotesOut{}, err
+	}
+	out := listNotesOut{Notes: make([]Note, 0, len(p.Items)), Page: in.Page, HasMore: p.HasMore}
+	for _, n := range p.Items {
+		out.Notes = append(out.Notes, n.toNote(in.IncludeBody))
+	}
+	return out, nil
+}
+
+// pageLocally filters trashed notes, sorts and pages rows the bridge
+// collected itself.
+func pageLocally(rows []apiNote, in listNotesIn) listNotesOut {
+	kept := rows[:0]
+	for _, n := range rows {
+		if in.IncludeTrashed || n.DeletedTime == 0 {
+			kept = append(kept, n)
+		}
+	}
+	less := func(a, b apiNote) bool {
+		switch in.OrderBy {
+		case "title":
+			return NormalizeTitle(a.Title) < NormalizeTitle(b.Title)
+		case "created_time":
+			return a.CreatedTime < b.CreatedTime
+		}
+		return a.UpdatedTime < b.UpdatedTime
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if in.OrderDir == "desc" {
+			return less(kept[j], kept[i])
+		}
+		return less(kept[i], kept[j])
+	})
+	start := min((in.Page-1)*in.Limit, len(kept))
+	end := min(start+in.Limit, len(kept))
+	out := listNotesOut{Notes: make([]Note, 0, end-start), Page: in.Page, HasMore: end < len(kept)}
+	for _, n := range kept[start:end] {
+		out.Notes = append(out.Notes, n.toNote(in.IncludeBody))
+	}
+	return out
+}

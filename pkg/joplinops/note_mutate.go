@@ -1,0 +1,202 @@
+package joplinops
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// loadNote reads one note (trashed or not) with the given fields.
+func (o *Ops) loadNote(ctx context.Context, id, fields string) (apiNote, error) {
+	var n apiNote
+	if err := o.c.Get(ctx, "/notes/"+id, url.Values{"fields": {fields}}, &n); err != nil {
+		return apiNote{}, missing(err, "note", id)
+	}
+	return n, nil
+}
+
+// liveNotebook checks that notebook id exists and is not in the trash.
+func (o *Ops) liveNotebook(ctx context.Context, id string) error {
+	nb, err := o.notebook(ctx, id)
+	if err != nil {
+		return missing(err, "notebook", id)
+	}
+	if nb.DeletedTime > 0 {
+		return domainerr.New(domainerr.InvalidArgument, "notebook %s is in the trash; restore it first", id).
+			WithDetails(map[string]any{"notebook_id": id, "restore_tool": "restore_notebook"})
+	}
+	return nil
+}
+
+type updateNoteIn struct {
+	ID            string  `json:"id"`
+	Title         *string `json:"title"`
+	Body          *string `json:"body"`
+	NotebookID    *string `json:"notebook_id"`
+	IsTodo        *bool   `json:"is_todo"`
+	TodoDue       *int64  `json:"todo_due"`
+	TodoCompleted *int64  `json:"todo_completed"`
+}
+
+func (o *Ops) updateNote() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"id":             schema.ID("Note id."),
+		"title":          titleSchema,
+		"body":           schema.String("New Markdown body; replaces the whole body.", 0, MaxBodyChars),
+		"notebook_id":    schema.ID("Move the note to this notebook."),
+		"is_todo":        schema.Bool("Turn the note into a to-do, or back."),
+		"todo_due":       timeSchema,
+		"todo_completed": timeSchema,
+	}, "id")
+	desc := "Change a note's title, body, notebook (move) or to-do fields. Only the given fields change. A note in the trash must be restored first."
+	return op("update_note", "Update note", desc, registry.EffectUpdate, in, noteSchema(), typed(o.doUpdateNote))
+}
+
+func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (Note, error) {
+	req := map[string]any{}
+	if in.Title != nil {
+		req["title"] = *in.Title
+	}
+	if in.Body != nil {
+		req["body"] = *in.Body
+	}
+	if in.NotebookID != nil {
+		req["parent_id"] = *in.NotebookID
+	}
+	if in.IsTodo != nil {
+		req["is_todo"] = boolInt(*in.IsTodo)
+	}
+	if in.TodoDue != nil {
+		req["todo_due"] = *in.TodoDue
+	}
+	if in.TodoCompleted != nil {
+		req["todo_completed"] = *in.TodoCompleted
+	}
+	if len(req) == 0 {
+		return Note{}, domainerr.New(domainerr.InvalidArgument, "give at least one field to change")
+	}
+	current, err := o.loadNote(ctx, in.ID, "id,deleted_time")
+	if err != nil {
+		return Note{}, err
+	}
+	if current.DeletedTime > 0 {
+		return Note{}, domainerr.New(domainerr.InvalidArgument, "note %s is in the trash; restore it first", in.ID).
+			WithDetails(map[string]any{"note_id": in.ID, "restore_tool": "restore_note"})
+	}
+	if in.NotebookID != nil {
+		if err := o.liveNotebook(ctx, *in.NotebookID); err != nil {
+			return Note{}, err
+		}
+	}
+	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
+		return Note{}, err
+	}
+	updated, err := o.loadNote(ctx, in.ID, noteFields)
+	if err != nil {
+		return Note{}, domainerr.New(domainerr.JoplinError, "note %s was updated, but reading it back failed", in.ID).
+			WithDetails(map[string]any{"id": in.ID, "updated": true})
+	}
+	return updated.toNote(true), nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+type noteIDIn struct {
+	ID string `json:"id"`
+}
+
+type trashNoteOut struct {
+	ID             string `json:"id"`
+	Trashed        bool   `json:"trashed"`
+	AlreadyTrashed bool   `json:"already_trashed"`
+}
+
+func (o *Ops) trashNote() registry.Operation {
+	in := schema.Object("", map[string]any{"id": schema.ID("Note id.")}, "id")
+	out := schema.Object("", map[string]any{
+		"id":              schema.ID("Note id."),
+		"trashed":         schema.Bool("Always true."),
+		"already_trashed": schema.Bool("The note was already in the trash; nothing was written."),
+	}, "id", "trashed", "already_trashed")
+	return op("trash_note", "Trash note", "Move a note to the trash. It can be brought back with restore_note; nothing is deleted permanently.",
+		registry.EffectTrash, in, out, typed(func(ctx context.Context, in noteIDIn) (trashNoteOut, error) {
+			n, err := o.loadNote(ctx, in.ID, "id,deleted_time")
+			if err != nil {
+				return trashNoteOut{}, err
+			}
+			if n.DeletedTime > 0 {
+				return trashNoteOut{ID: in.ID, Trashed: true, AlreadyTrashed: true}, nil
+			}
+			if err := o.c.Write(ctx, "DELETE", "/notes/"+in.ID, nil, nil, nil); err != nil {
+				return trashNoteOut{}, err
+			}
+			return trashNoteOut{ID: in.ID, Trashed: true}, nil
+		}))
+}
+
+type restoreNoteIn struct {
+	ID         string `json:"id"`
+	NotebookID string `json:"notebook_id"`
+}
+
+type restoreNoteOut struct {
+	ID              string `json:"id"`
+	NotebookID      string `json:"notebook_id"`
+	AlreadyRestored bool   `json:"already_restored"`
+	Moved           bool   `json:"moved"`
+}
+
+func (o *Ops) restoreNote() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"id":          schema.ID("Note id."),
+		"notebook_id": schema.ID("Restore into this notebook instead; required when the note's notebook is in the trash or gone."),
+	}, "id")
+	out := schema.Object("", map[string]any{
+		"id":               schema.ID("Note id."),
+		"notebook_id":      schema.ID("Notebook now holding the note."),
+		"already_restored": schema.Bool("The note was not in the trash; nothing was written (use update_note to move it)."),
+		"moved":            schema.Bool("The note was restored into notebook_id from the request."),
+	}, "id", "notebook_id", "already_restored", "moved")
+	desc := "Bring a note back from the trash into its notebook. If that notebook is trashed or gone, this fails unless notebook_id names another notebook."
+	return op("restore_note", "Restore note", desc, registry.EffectUpdate, in, out, typed(o.doRestoreNote))
+}
+
+func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteOut, error) {
+	n, err := o.loadNote(ctx, in.ID, "id,parent_id,deleted_time")
+	if err != nil {
+		return restoreNoteOut{}, err
+	}
+	if n.DeletedTime == 0 {
+		return restoreNoteOut{ID: in.ID, NotebookID: n.ParentID, AlreadyRestored: true}, nil
+	}
+	target := n.ParentID
+	if in.NotebookID != "" {
+		target = in.NotebookID
+	}
+	if err := o.liveNotebook(ctx, target); err != nil {
+		if in.NotebookID == "" {
+			// The note's own notebook cannot take it back: say how to proceed.
+			if de, ok := domainerr.As(err); ok {
+				return restoreNoteOut{}, domainerr.New(de.Code, "the note's notebook %s is in the trash or gone; restore the notebook with restore_notebook, or pass notebook_id", target).
+					WithDetails(map[string]any{"notebook_id": target, "restore_tool": "restore_notebook"})
+			}
+		}
+		return restoreNoteOut{}, err
+	}
+	req := map[string]any{"deleted_time": 0}
+	if target != n.ParentID {
+		req["parent_id"] = target
+	}
+	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
+		return restoreNoteOut{}, err
+	}
+	return restoreNoteOut{ID: in.ID, NotebookID: target, Moved: target != n.ParentID}, nil
+}

@@ -1,0 +1,87 @@
+package joplinops
+
+import (
+	"context"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin"
+)
+
+// linkPattern finds Joplin item links (":/<id>") in Markdown bodies.
+var linkPattern = regexp.MustCompile(`:/([0-9a-f]{32})`)
+
+// linkedIDs returns the distinct ids body links to, in order of appearance.
+func linkedIDs(body string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range linkPattern.FindAllStringSubmatch(body, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// scanNotes streams every note, trashed ones included, page by page, with
+// the given fields, calling fn for each. At most MaxScan notes are read;
+// beyond that it fails rather than answer from a partial scan. Bodies are
+// never all held at once.
+func (o *Ops) scanNotes(ctx context.Context, fields string, fn func(apiNote)) error {
+	seen := 0
+	for page := 1; ; page++ {
+		var p joplin.Page[apiNote]
+		q := url.Values{
+			"fields": {fields}, "include_deleted": {"1"}, "limit": {strconv.Itoa(joplin.PageSize)},
+			"page": {strconv.Itoa(page)}, "order_by": {"created_time"}, "order_dir": {"ASC"},
+		}
+		if err := o.c.Get(ctx, "/notes", q, &p); err != nil {
+			return err
+		}
+		for _, n := range p.Items {
+			fn(n)
+		}
+		seen += len(p.Items)
+		if seen > o.limits.MaxScan {
+			return domainerr.New(domainerr.JoplinError, "Joplin holds more than %d notes; the scan was stopped", o.limits.MaxScan)
+		}
+		if !p.HasMore || len(p.Items) == 0 {
+			return nil
+		}
+	}
+}
+
+// notesLinkingTo lists the notes whose body links to id (backlinks, or the
+// notes using a resource). The CLI server's own /resources/:id/notes index
+// is never built, so the bodies are scanned.
+func (o *Ops) notesLinkingTo(ctx context.Context, id string) ([]NoteRef, error) {
+	needle := ":/" + id
+	out := []NoteRef{}
+	err := o.scanNotes(ctx, "id,parent_id,title,body,deleted_time", func(n apiNote) {
+		if n.ID != id && containsLink(n.Body, needle) {
+			out = append(out, n.ref())
+		}
+	})
+	return out, err
+}
+
+// containsLink reports whether body holds needle (":/<id>") not followed
+// by another hex digit, so one id is never mistaken for a longer one.
+func containsLink(body, needle string) bool {
+	for {
+		j := strings.Index(body, needle)
+		if j < 0 {
+			return false
+		}
+		body = body[j+len(needle):]
+		if body == "" || !isHex(body[0]) {
+			return true
+		}
+	}
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' }
