@@ -5,6 +5,8 @@ package executor
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +43,7 @@ type Executor struct {
 	slots          chan struct{}
 	log            *slog.Logger
 	validateOutput bool
+	uncertain      func(UncertainWrite)
 }
 
 // Option configures an Executor.
@@ -49,6 +52,22 @@ type Option func(*Executor)
 // WithOutputValidation makes the executor check every successful result
 // against the operation's output schema (used by tests and debugging).
 func WithOutputValidation() Option { return func(e *Executor) { e.validateOutput = true } }
+
+// UncertainWrite describes a call that ended in WRITE_OUTCOME_UNKNOWN: the
+// write reached Joplin but no answer came back. It carries a digest of the
+// arguments, never the arguments.
+type UncertainWrite struct {
+	Operation  string
+	Transport  registry.Transport
+	ArgsSHA256 string
+	Err        *domainerr.Error
+}
+
+// WithUncertainWriteSink registers fn to record every uncertain write for
+// operator inspection.
+func WithUncertainWriteSink(fn func(UncertainWrite)) Option {
+	return func(e *Executor) { e.uncertain = fn }
+}
 
 // WithLogger sets where failures are logged; the default discards.
 func WithLogger(l *slog.Logger) Option { return func(e *Executor) { e.log = l } }
@@ -132,7 +151,12 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 
 	out, err := e.run(ctx, op, args)
 	if err != nil {
-		return nil, e.classify(name, err)
+		de := e.classify(name, err)
+		if de.Code == domainerr.WriteOutcomeUnknown && e.uncertain != nil {
+			sum := sha256.Sum256(args)
+			e.uncertain(UncertainWrite{Operation: name, Transport: t, ArgsSHA256: hex.EncodeToString(sum[:]), Err: de})
+		}
+		return nil, de
 	}
 	encoded, encErr := encodeResult(out)
 	if encErr != nil {

@@ -9,11 +9,14 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/notebridge/notebridge/pkg/catalog"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/journal"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -40,11 +43,34 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log))
+	jr := journal.Open(c.StateDir)
+	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log), executor.WithUncertainWriteSink(func(u executor.UncertainWrite) {
+		if err := jr.Append(uncertainEntry(u)); err != nil {
+			log.Error("cannot record an uncertain write in the operator journal", "operation", u.Operation, "err", err)
+			return
+		}
+		log.Warn("uncertain write recorded in the operator journal", "operation", u.Operation, "journal", jr.Path())
+	}))
 	if err != nil {
 		return nil, err
 	}
 	return &app{joplin: jc, exec: ex, log: log}, nil
+}
+
+// uncertainEntry keeps only object ids from the error details: no titles,
+// bodies or content reach the journal.
+func uncertainEntry(u executor.UncertainWrite) journal.Entry {
+	objects := map[string]string{}
+	for k, v := range u.Err.Details {
+		if s, ok := v.(string); ok && (k == "id" || strings.HasSuffix(k, "_id")) {
+			objects[k] = s
+		}
+	}
+	return journal.Entry{
+		Time: time.Now().UTC(), Operation: u.Operation, ArgsSHA256: u.ArgsSHA256, Transport: string(u.Transport),
+		Code: string(u.Err.Code), Objects: objects,
+		Known: "the write reached Joplin but its answer was lost; check whether the named object exists before retrying",
+	}
 }
 
 // ensureTokenFile returns path when set; otherwise it returns the generated

@@ -22,6 +22,7 @@ Usage:
   notebridge mcp stdio      MCP over stdin/stdout
   notebridge mcp serve      MCP Streamable HTTP (default 127.0.0.1:8765/mcp)
   notebridge capabilities   print transports, protocol versions and operations as JSON
+  notebridge journal [show N]  list uncertain writes for the operator, or show one
   notebridge version        print the version
 
 Run "notebridge <command> -h" for a command's flags. Every flag --x-y can
@@ -63,6 +64,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	case "capabilities":
 		return runCapabilities(args[1:], stdout, stderr)
+	case "journal":
+		return runJournal(args[1:], stdout, stderr)
 	case "mcp":
 		if len(args) < 2 {
 			return errUsage

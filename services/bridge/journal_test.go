@@ -1,0 +1,83 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+)
+
+// TestUncertainWriteReachesTheOperatorJournal drops Joplin's answer to a
+// create and checks that the binary records it in the journal (ids and an
+// argument digest only) and that `notebridge journal` shows it.
+func TestUncertainWriteReachesTheOperatorJournal(t *testing.T) {
+	const token = "journal-test-token-0123456789"
+	fake := httptest.NewServer(joplinfake.New(token))
+	defer fake.Close()
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out, _ := http.NewRequest(r.Method, fake.URL+r.URL.RequestURI(), r.Body)
+		out.Header = r.Header.Clone()
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			w.WriteHeader(502)
+			return
+		}
+		defer resp.Body.Close()
+		if r.Method == http.MethodPost && r.URL.Path == "/notes" {
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	resp, err := http.Post(fake.URL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folder struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&folder)
+	resp.Body.Close()
+
+	state := t.TempDir()
+	tokenFile := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tokenFile, []byte(token), 0o600)
+	cmd := exec.Command(binPath, "mcp", "stdio", "--state-dir", state, "--joplin-url", proxy.URL, "--joplin-token-file", tokenFile)
+	cmd.Stdin = strings.NewReader(initialize(1, "2025-06-18") + "\n" +
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"notebook_id":"` + folder.ID + `","title":"Secret Title","body":"secret body"}}}` + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := parseLines(t, string(out))["2"]; !strings.Contains(string(r.Result), "WRITE_OUTCOME_UNKNOWN") {
+		t.Fatalf("create: %s", r.Result)
+	}
+	raw, err := os.ReadFile(filepath.Join(state, "uncertain-writes.jsonl"))
+	if err != nil || strings.Contains(string(raw), "Secret") || strings.Contains(string(raw), "secret body") || strings.Contains(string(raw), token) {
+		t.Fatalf("journal file: %q %v", raw, err)
+	}
+	list, err := exec.Command(binPath, "journal", "--state-dir", state).Output()
+	if err != nil || !strings.Contains(string(list), "create_note") || !strings.Contains(string(list), "WRITE_OUTCOME_UNKNOWN") || !strings.Contains(string(list), "id=") {
+		t.Fatalf("journal list: %s %v", list, err)
+	}
+	show, err := exec.Command(binPath, "journal", "show", "1", "--state-dir", state).Output()
+	var e struct {
+		Operation  string            `json:"operation"`
+		ArgsSHA256 string            `json:"args_sha256"`
+		Objects    map[string]string `json:"objects"`
+	}
+	if err != nil || json.Unmarshal(show, &e) != nil || e.Operation != "create_note" || len(e.ArgsSHA256) != 64 || len(e.Objects["id"]) != 32 {
+		t.Fatalf("journal show: %s %v", show, err)
+	}
+	if err := exec.Command(binPath, "journal", "show", "2", "--state-dir", state).Run(); err == nil {
+		t.Fatal("showing a missing entry succeeded")
+	}
+}
