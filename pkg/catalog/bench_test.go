@@ -57,3 +57,17 @@ func BenchmarkBuildCatalog(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkToolsListSize reports the size of the MCP tools/list answer:
+// every byte is paid in model tokens on every session. It also times
+// building the answer.
+func BenchmarkToolsListSize(b *testing.B) {
+	reg := fullRegistry(b)
+	var size int
+	for i := 0; i < b.N; i++ {
+		size = len(compactToolsList(b, reg))
+	}
+	b.ReportMetric(float64(size), "bytes")
+	b.ReportMetric(float64(size)/float64(reg.Len()), "bytes/tool")
+	b.ReportMetric(float64(reg.Len()), "tools")
+}

@@ -117,7 +117,13 @@ func TestToolsListGolden(t *testing.T) {
 	}
 }
 
-func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport) []byte {
+// compactToolsList returns the tools/list answer as sent on the wire.
+func compactToolsList(t testing.TB, reg *registry.Registry) []byte {
+	t.Helper()
+	return toolsListFor(t, reg, registry.MCPStdio)
+}
+
+func toolsListFor(t testing.TB, reg *registry.Registry, tr registry.Transport) []byte {
 	t.Helper()
 	ex, err := executor.New(reg, executor.DefaultLimits)
 	if err != nil {
@@ -129,6 +135,12 @@ func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport) []by
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport) []byte {
+	t.Helper()
+	b := toolsListFor(t, reg, tr)
 	var v struct {
 		Result struct {
 			Tools []mcp.Tool `json:"tools"`
