@@ -30,6 +30,9 @@ const (
 	NotebookAlreadyExists Code = "NOTEBOOK_ALREADY_EXISTS"
 	TagAlreadyExists      Code = "TAG_ALREADY_EXISTS"
 	ResourceAlreadyExists Code = "RESOURCE_ALREADY_EXISTS"
+	ResourceTooLarge      Code = "RESOURCE_TOO_LARGE"
+	RateLimited           Code = "RATE_LIMITED"
+	ResponseTooLarge      Code = "RESPONSE_TOO_LARGE"
 	Unauthenticated       Code = "UNAUTHENTICATED"
 	OriginNotAllowed      Code = "ORIGIN_NOT_ALLOWED"
 	Internal              Code = "INTERNAL"
@@ -40,7 +43,7 @@ var AllCodes = []Code{
 	InvalidArgument, UnknownOperation, NotExposed, RequestTooLarge, NestingTooDeep,
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
-	ResourceAlreadyExists, Unauthenticated, OriginNotAllowed, Internal,
+	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must

@@ -1,10 +1,8 @@
 package mcpadapter
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -17,10 +15,14 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/httpfront"
 )
 
 // Path is where MCP Streamable HTTP is served.
 const Path = "/mcp"
+
+// healthPaths are served without authentication, for container health checks.
+var healthPaths = []string{"/healthz", "/readyz"}
 
 // HTTPConfig configures the MCP Streamable HTTP endpoint.
 type HTTPConfig struct {
@@ -37,8 +39,8 @@ type HTTPConfig struct {
 }
 
 // NewHTTPHandler returns an echo instance serving MCP at /mcp plus /healthz
-// and /readyz. Every other request is checked, in order, for Origin, body
-// size and bearer token before any route is looked up.
+// and /readyz. Every other request is checked, in order, for Origin, bearer
+// token and body size before any route is looked up.
 func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, error) {
 	if cfg.Token == nil {
 		return nil, errors.New("mcp http: a token file is required")
@@ -52,39 +54,15 @@ func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 			origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 		}
 	}
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.Logger.SetOutput(io.Discard)
-	e.HTTPErrorHandler = jsonErrorHandler
+	e := httpfront.New()
 	e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			r := c.Request()
-			if r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
-				return next(c)
-			}
-			if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
-				return writeError(c, http.StatusForbidden, domainerr.New(domainerr.OriginNotAllowed, "origin not allowed"))
-			}
-			if err := cfg.Token.Check(r.Header); err != nil {
-				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="notebridge"`)
-				return writeError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
-			}
-			if r.Body != nil && r.Body != http.NoBody {
-				if r.ContentLength > cfg.MaxBodyBytes {
-					return writeError(c, http.StatusRequestEntityTooLarge, tooLarge(cfg.MaxBodyBytes))
-				}
-				body, err := io.ReadAll(io.LimitReader(r.Body, cfg.MaxBodyBytes+1))
-				if err != nil {
-					return writeError(c, http.StatusBadRequest, domainerr.New(domainerr.InvalidArgument, "request body could not be read"))
-				}
-				if int64(len(body)) > cfg.MaxBodyBytes {
-					return writeError(c, http.StatusRequestEntityTooLarge, tooLarge(cfg.MaxBodyBytes))
-				}
-				r.Body = io.NopCloser(bytes.NewReader(body))
+			if o := c.Request().Header.Get("Origin"); o != "" && !originAllowed(o, origins) {
+				return httpfront.WriteError(c, http.StatusForbidden, domainerr.New(domainerr.OriginNotAllowed, "origin not allowed"))
 			}
 			return next(c)
 		}
-	})
+	}, httpfront.Authenticate(cfg.Token, healthPaths...), httpfront.LimitBody(cfg.MaxBodyBytes))
 	streamable := server.NewStreamableHTTPServer(s,
 		server.WithStateful(true),
 		server.WithStreamableHTTPLogger(log),
@@ -106,36 +84,6 @@ func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 	return e, nil
 }
 
-func tooLarge(max int64) *domainerr.Error {
-	return domainerr.New(domainerr.RequestTooLarge, "request body exceeds %d bytes", max)
-}
-
-func writeError(c echo.Context, status int, e *domainerr.Error) error {
-	return c.JSON(status, map[string]any{"error": e})
-}
-
-// jsonErrorHandler answers routing and handler errors with the domain error
-// body and no internal detail.
-func jsonErrorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	status := http.StatusInternalServerError
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		status = he.Code
-	}
-	code := domainerr.Internal
-	msg := "internal error"
-	switch status {
-	case http.StatusNotFound:
-		code, msg = domainerr.NotFound, "no such route"
-	case http.StatusMethodNotAllowed:
-		code, msg = domainerr.InvalidArgument, "method not allowed"
-	}
-	_ = writeError(c, status, domainerr.New(code, "%s", msg))
-}
-
 // originAllowed accepts loopback origins and the configured list.
 func originAllowed(origin string, allowed map[string]bool) bool {
 	o := strings.ToLower(origin)
@@ -152,17 +100,4 @@ func originAllowed(origin string, allowed map[string]bool) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// NewHTTPServer wraps h in an http.Server with timeouts against stalled
-// clients. There is no write timeout, because MCP streams responses.
-func NewHTTPServer(addr string, h http.Handler) *http.Server {
-	return &http.Server{
-		Addr:              addr,
-		Handler:           h,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       90 * time.Second,
-		MaxHeaderBytes:    32 << 10,
-	}
 }

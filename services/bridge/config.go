@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/joplin"
 )
 
@@ -29,6 +30,17 @@ type config struct {
 	MaxRequestBytes int64
 	MaxActive       int
 	MaxDepth        int
+
+	ActionsEnabled       bool
+	ActionsTokenFile     string
+	ActionsListen        string
+	ActionsOrigin        string
+	ActionsRate          string
+	ActionsMaxConcurrent int
+
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	IdleTimeout       time.Duration
 }
 
 func defaultStateDir() string {
@@ -63,6 +75,9 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
 		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")
 		fs.StringVar(&c.AllowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed besides loopback")
+		fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", httpfront.DefaultTimeouts.ReadHeader, "time a client may take to send request headers")
+		fs.DurationVar(&c.ReadTimeout, "read-timeout", httpfront.DefaultTimeouts.Read, "time a client may take to send a whole request")
+		fs.DurationVar(&c.IdleTimeout, "idle-timeout", httpfront.DefaultTimeouts.Idle, "time an idle kept-alive connection stays open")
 	}
 }
 
@@ -92,6 +107,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 
 func (c *config) limits() executor.Limits {
 	return executor.Limits{MaxArgBytes: int(c.MaxRequestBytes), MaxDepth: c.MaxDepth, MaxActive: c.MaxActive}
+}
+
+func (c *config) timeouts() httpfront.Timeouts {
+	return httpfront.Timeouts{ReadHeader: c.ReadHeaderTimeout, Read: c.ReadTimeout, Idle: c.IdleTimeout}
 }
 
 func (c *config) logger() *slog.Logger {

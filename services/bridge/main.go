@@ -19,6 +19,8 @@ var version = "dev"
 const usage = `notebridge: safe agent access to Joplin notes
 
 Usage:
+  notebridge serve          the service: MCP HTTP (:8765) and, when enabled, GPT Actions (:8766)
+  notebridge openapi --origin https://HOST   print the Actions OpenAPI 3.1 document
   notebridge mcp stdio      MCP over stdin/stdout
   notebridge mcp serve      MCP Streamable HTTP (default 127.0.0.1:8765/mcp)
   notebridge capabilities   print transports, protocol versions and operations as JSON
@@ -64,6 +66,10 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	case "capabilities":
 		return runCapabilities(args[1:], stdout, stderr)
+	case "serve":
+		return runServe(ctx, args[1:], stderr)
+	case "openapi":
+		return runOpenAPI(args[1:], stdout, stderr)
 	case "journal":
 		return runJournal(args[1:], stdout, stderr)
 	case "mcp":

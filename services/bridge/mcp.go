@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
@@ -49,13 +50,30 @@ func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tokenPath, err := ensureTokenFile(c.MCPTokenFile, c.StateDir, "mcp-token", stderr)
+	l, err := mcpListener(&c, a, stderr)
 	if err != nil {
 		return err
 	}
+	return serveAll(ctx, l)
+}
+
+// listener is one HTTP surface ready to serve.
+type listener struct {
+	name string
+	ln   net.Listener
+	srv  *http.Server
+}
+
+// mcpListener binds MCP Streamable HTTP (plus health routes) on c.Listen.
+func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
+	tokenPath, err := ensureTokenFile(c.MCPTokenFile, c.StateDir, "mcp-token", stderr)
+	if err != nil {
+		return listener{}, err
+	}
+	c.MCPTokenFile = tokenPath
 	token, err := httpauth.NewTokenFile(tokenPath)
 	if err != nil {
-		return err
+		return listener{}, fmt.Errorf("MCP %w", err)
 	}
 	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
@@ -63,31 +81,38 @@ func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
 		AllowedOrigins: strings.Split(c.AllowedOrigins, ","),
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
-	}, log)
+	}, a.log)
 	if err != nil {
-		return err
+		return listener{}, err
 	}
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return listener{}, fmt.Errorf("listen for MCP: %w", err)
 	}
-	log.Info("serving MCP Streamable HTTP", "addr", ln.Addr().String(), "path", mcpadapter.Path)
-	return serveUntilDone(ctx, mcpadapter.NewHTTPServer(c.Listen, h), ln)
+	a.log.Info("serving MCP Streamable HTTP", "addr", ln.Addr().String(), "path", mcpadapter.Path)
+	return listener{name: "mcp", ln: ln, srv: httpfront.NewServer(c.Listen, h, c.timeouts())}, nil
 }
 
-// serveUntilDone serves on ln and shuts down gracefully when ctx ends.
-func serveUntilDone(ctx context.Context, s *http.Server, ln net.Listener) error {
-	errc := make(chan error, 1)
-	go func() { errc <- s.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := s.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			return err
-		}
-		return nil
+// serveAll serves every listener until ctx ends or one fails, then shuts
+// all of them down gracefully.
+func serveAll(ctx context.Context, ls ...listener) error {
+	errc := make(chan error, len(ls))
+	for _, l := range ls {
+		go func() {
+			if err := l.srv.Serve(l.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("%s listener: %w", l.name, err)
+			}
+		}()
 	}
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, l := range ls {
+		_ = l.srv.Shutdown(sctx)
+	}
+	return err
 }

@@ -1,0 +1,231 @@
+package actions
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+const (
+	actionsToken = "actions-token-0123456789abcdef"
+	mcpToken     = "mcp-token-0123456789abcdef0000"
+)
+
+func writeToken(t *testing.T, tok string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte(tok+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// toyRegistry has one read and one write operation whose results can be
+// made arbitrarily large, and one that blocks until released.
+func toyRegistry(t *testing.T, release chan struct{}) *registry.Registry {
+	t.Helper()
+	in := schema.Object("", map[string]any{"size": schema.Integer("Result size.", 0, 1_000_000)})
+	out := schema.Object("", map[string]any{"id": schema.String("Id.", 0, 32), "pad": schema.String("Padding.", 0, 2_000_000)})
+	h := registry.Typed(func(_ context.Context, in struct {
+		Size int `json:"size"`
+	}) (any, error) {
+		return map[string]string{"id": "0123456789abcdef0123456789abcdef", "pad": strings.Repeat("é", in.Size)}, nil
+	})
+	all := []registry.Transport{registry.Actions, registry.MCPStdio}
+	reg, err := registry.New(
+		registry.Operation{Name: "read_pad", Title: "Read", Description: "Read.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: all, Handler: h},
+		registry.Operation{Name: "write_pad", Title: "Write", Description: "Write.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectCreate, Exposure: all, Handler: h},
+		registry.Operation{Name: "block_call", Title: "Block", Description: "Block.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: all,
+			Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+				<-release
+				return map[string]string{"id": "x"}, nil
+			}},
+		registry.Operation{Name: "stdio_only", Title: "Hidden", Description: "Hidden.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio}, Handler: h},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func newActions(t *testing.T, cfg Config, release chan struct{}) (*httptest.Server, string) {
+	t.Helper()
+	path := writeToken(t, actionsToken)
+	tf, err := httpauth.NewTokenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := executor.New(toyRegistry(t, release), executor.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Token = tf
+	if cfg.Rate == "" {
+		cfg.Rate = "1000-S"
+	}
+	if cfg.MaxConcurrent == 0 {
+		cfg.MaxConcurrent = 4
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 4096
+	}
+	h, err := NewHandler(ex, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv, path
+}
+
+func call(t *testing.T, url, body string, headers ...string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+var bearer = []string{"Authorization", "Bearer " + actionsToken}
+
+func TestAuthBeforeRoutingAndIndependentCredentials(t *testing.T) {
+	srv, path := newActions(t, Config{}, nil)
+	for _, p := range []string{"/v1/read_pad", "/v1/nope", "/", "/openapi.json", "/healthz", "/mcp"} {
+		if resp, body := call(t, srv.URL+p, `{}`); resp.StatusCode != 401 || !strings.Contains(body, "UNAUTHENTICATED") {
+			t.Errorf("%s without token: %d %s", p, resp.StatusCode, body)
+		}
+	}
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, "Authorization", "Bearer "+mcpToken); resp.StatusCode != 401 {
+		t.Errorf("MCP token accepted by Actions: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, "Authorization", "Bearer "+actionsToken, "Authorization", "Bearer "+actionsToken); resp.StatusCode != 401 {
+		t.Errorf("two Authorization headers: %d", resp.StatusCode)
+	}
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":3}`, bearer...); resp.StatusCode != 200 || !strings.Contains(body, `"pad":"ééé"`) {
+		t.Errorf("valid call: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := call(t, srv.URL+"/v1/nope", `{}`, bearer...); resp.StatusCode != 404 {
+		t.Errorf("unknown route with token: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, srv.URL+"/v1/stdio_only", `{}`, bearer...); resp.StatusCode != 404 {
+		t.Errorf("operation not exposed to Actions is routed: %d", resp.StatusCode)
+	}
+	// Rotation takes effect on the next request, without a restart.
+	if err := os.WriteFile(path, []byte("rotated-actions-token-0123456789"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode != 401 {
+		t.Errorf("old token after rotation: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, "Authorization", "Bearer rotated-actions-token-0123456789"); resp.StatusCode != 200 {
+		t.Errorf("new token after rotation: %d", resp.StatusCode)
+	}
+}
+
+func TestErrorsKeepTheMCPBody(t *testing.T) {
+	srv, _ := newActions(t, Config{}, nil)
+	resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":-1,"extra":true}`, bearer...)
+	var e struct {
+		Error struct {
+			Code      string         `json:"code"`
+			Retryable bool           `json:"retryable"`
+			Details   map[string]any `json:"details"`
+		} `json:"error"`
+	}
+	if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Code != "INVALID_ARGUMENT" || e.Error.Details["problems"] == nil {
+		t.Fatalf("invalid arguments: %d %s", resp.StatusCode, body)
+	}
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{`, bearer...); resp.StatusCode != 400 {
+		t.Fatalf("malformed JSON: %d %s", resp.StatusCode, body)
+	}
+}
+
+func TestRateLimitPerCredential(t *testing.T) {
+	srv, _ := newActions(t, Config{Rate: "3-M"}, nil)
+	for i := 0; i < 3; i++ {
+		if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d", i, resp.StatusCode)
+		}
+	}
+	resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...)
+	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "RATE_LIMITED") {
+		t.Fatalf("fourth request: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	// Unauthenticated requests are refused before they count.
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`); resp.StatusCode != 401 {
+		t.Fatalf("unauthenticated while limited: %d", resp.StatusCode)
+	}
+}
+
+func TestConcurrencyBound(t *testing.T) {
+	release := make(chan struct{})
+	srv, _ := newActions(t, Config{MaxConcurrent: 1}, release)
+	done := make(chan int)
+	go func() {
+		resp, _ := call(t, srv.URL+"/v1/block_call", `{}`, bearer...)
+		done <- resp.StatusCode
+	}()
+	var resp *http.Response
+	for i := 0; i < 200; i++ { // until the first call holds the slot
+		if resp, _ = call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode == 503 {
+			break
+		}
+	}
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("beyond the bound: %d", resp.StatusCode)
+	}
+	close(release)
+	if code := <-done; code != 200 {
+		t.Fatalf("held call: %d", code)
+	}
+}
+
+func TestBodyAndResponseBounds(t *testing.T) {
+	srv, _ := newActions(t, Config{MaxBodyBytes: 64}, nil)
+	big := `{"size":1,"x":"` + strings.Repeat("a", 100) + `"}`
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", big, bearer...); resp.StatusCode != 413 {
+		t.Errorf("oversized body: %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/read_pad", io.MultiReader(strings.NewReader(big)))
+	req.ContentLength = -1
+	req.Header.Set("Authorization", "Bearer "+actionsToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Errorf("chunked oversized body: %d", resp.StatusCode)
+	}
+	// 60,000 two-byte characters: under 100,000 characters although over
+	// 100,000 bytes, so it is returned.
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":60000}`, bearer...); resp.StatusCode != 200 || len(body) < 100_000 {
+		t.Errorf("result under the character limit: %d (%d bytes)", resp.StatusCode, len(body))
+	}
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":120000}`, bearer...); resp.StatusCode != 422 || !strings.Contains(body, "RESPONSE_TOO_LARGE") {
+		t.Errorf("oversized read result: %d %.200s", resp.StatusCode, body)
+	}
+	resp, body := call(t, srv.URL+"/v1/write_pad", `{"size":120000}`, bearer...)
+	var o Omitted
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &o) != nil || !o.Omitted || o.ID != "0123456789abcdef0123456789abcdef" {
+		t.Errorf("oversized write result must be an explicit success: %d %.200s", resp.StatusCode, body)
+	}
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/httpfront"
+)
+
+// runServe is the service the container runs: MCP Streamable HTTP with
+// health routes, and GPT Actions on a separate port when enabled.
+func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+	var c config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bindFlags(fs, &c, true)
+	bindActionsFlags(fs, &c)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if c.ActionsEnabled != (c.ActionsTokenFile != "") {
+		return errors.New("GPT Actions need both --actions-enabled and --actions-token-file; refusing to start with only one")
+	}
+	log := c.logger()
+	a, err := newApp(&c, log)
+	if err != nil {
+		return err
+	}
+	mcpL, err := mcpListener(&c, a, stderr)
+	if err != nil {
+		return err
+	}
+	ls := []listener{mcpL}
+	if c.ActionsEnabled {
+		al, err := actionsListener(&c, a)
+		if err != nil {
+			mcpL.ln.Close()
+			return err
+		}
+		ls = append(ls, al)
+	} else {
+		log.Info("GPT Actions are disabled (enable with --actions-enabled and --actions-token-file)")
+	}
+	return serveAll(ctx, ls...)
+}
+
+func bindActionsFlags(fs *flag.FlagSet, c *config) {
+	fs.BoolVar(&c.ActionsEnabled, "actions-enabled", false, "serve GPT Actions (needs --actions-token-file)")
+	fs.StringVar(&c.ActionsTokenFile, "actions-token-file", "", "file holding the Actions bearer token (mode 0600, regular file)")
+	fs.StringVar(&c.ActionsListen, "actions-listen", "127.0.0.1:8766", "GPT Actions listen address")
+	fs.StringVar(&c.ActionsOrigin, "actions-origin", "", "public https origin; when set, the OpenAPI document is served at "+actions.DocumentPath)
+	fs.StringVar(&c.ActionsRate, "actions-rate", "120-M", "authenticated Actions requests allowed per credential (count-S|M|H)")
+	fs.IntVar(&c.ActionsMaxConcurrent, "actions-max-concurrent", 8, "Actions calls executing at once")
+}
+
+// actionsListener binds GPT Actions on c.ActionsListen after checking that
+// its credential is private and distinct from the other two.
+func actionsListener(c *config, a *app) (listener, error) {
+	token, err := httpauth.NewTokenFile(c.ActionsTokenFile)
+	if err != nil {
+		return listener{}, fmt.Errorf("Actions %w", err)
+	}
+	if err := distinctSecrets(c.ActionsTokenFile, c.MCPTokenFile, c.JoplinTokenFile); err != nil {
+		return listener{}, err
+	}
+	var doc []byte
+	if c.ActionsOrigin != "" {
+		if doc, err = actions.Document(a.exec.Registry(), c.ActionsOrigin, version); err != nil {
+			return listener{}, fmt.Errorf("--actions-origin: %w", err)
+		}
+	}
+	h, err := actions.NewHandler(a.exec, actions.Config{
+		Token: token, MaxBodyBytes: c.MaxRequestBytes, MaxConcurrent: c.ActionsMaxConcurrent,
+		Rate: c.ActionsRate, Document: doc,
+	})
+	if err != nil {
+		return listener{}, err
+	}
+	ln, err := net.Listen("tcp", c.ActionsListen)
+	if err != nil {
+		return listener{}, fmt.Errorf("listen for Actions: %w", err)
+	}
+	a.log.Info("serving GPT Actions", "addr", ln.Addr().String())
+	return listener{name: "actions", ln: ln, srv: httpfront.NewServer(c.ActionsListen, h, c.timeouts())}, nil
+}
+
+// distinctSecrets refuses a configuration where the Actions credential is
+// the same file or the same token as the MCP or Joplin credential.
+func distinctSecrets(actionsFile string, others ...string) error {
+	mine, err := os.ReadFile(actionsFile)
+	if err != nil {
+		return fmt.Errorf("read the Actions token file: %w", errors.Unwrap(err))
+	}
+	mine = bytes.TrimSpace(mine)
+	for _, other := range others {
+		if other == "" {
+			continue
+		}
+		fa, errA := os.Stat(actionsFile)
+		fo, errO := os.Stat(other)
+		if errA == nil && errO == nil && os.SameFile(fa, fo) {
+			return errors.New("the Actions token file must not be the MCP or Joplin token file")
+		}
+		theirs, err := os.ReadFile(other)
+		if err == nil && bytes.Equal(bytes.TrimSpace(theirs), mine) {
+			return errors.New("the Actions token must differ from the MCP and Joplin tokens")
+		}
+	}
+	return nil
+}
+
+// runOpenAPI prints the OpenAPI 3.1 document for one production origin.
+func runOpenAPI(args []string, stdout, stderr io.Writer) error {
+	var c config
+	var origin string
+	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&origin, "origin", "", "public https origin of the Actions API, e.g. https://notes.example.com")
+	bindFlags(fs, &c, false)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if strings.TrimSpace(origin) == "" {
+		return errors.New("--origin is required, e.g. --origin https://notes.example.com")
+	}
+	a, err := newApp(&c, c.logger())
+	if err != nil {
+		return err
+	}
+	doc, err := actions.Document(a.exec.Registry(), origin, version)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(doc)
+	return err
+}
