@@ -129,7 +129,7 @@ func handler(ex *executor.Executor, op registry.Operation, slots chan struct{}) 
 		if utf8.RuneCount(out) > MaxResponseChars {
 			if op.Effect == registry.EffectRead {
 				return httpfront.WriteError(c, http.StatusUnprocessableEntity, domainerr.New(domainerr.ResponseTooLarge,
-					"the result exceeds %d characters; narrow the request (a smaller limit, no bodies)", MaxResponseChars))
+					"the result exceeds %d characters, the GPT Actions limit; ask for less (smaller pages, no bodies) or use MCP for large content", MaxResponseChars))
 			}
 			return c.JSON(http.StatusOK, omitted(out))
 		}

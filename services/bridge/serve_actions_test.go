@@ -24,17 +24,35 @@ func tokenFileWith(t *testing.T, content string, mode os.FileMode) string {
 	return p
 }
 
-// startServe runs `notebridge serve` and returns the MCP and Actions
-// addresses it logged, or its stderr when it exited.
+// servePID is the process id of the last serve started.
+var servePID int
+
 func startServe(t *testing.T, args ...string) (addrs map[string]string, exited bool, stderr string) {
 	t.Helper()
-	base := []string{"serve", "--listen", "127.0.0.1:0", "--actions-listen", "127.0.0.1:0", "--state-dir", t.TempDir(),
-		"--joplin-url", "http://127.0.0.1:1", "--joplin-wait", "0s"}
+	return startServeB(t, append([]string{"--joplin-url", "http://127.0.0.1:1", "--joplin-wait", "0s"}, args...)...)
+}
+
+// tokenFileB writes a private token file.
+func tokenFileB(t testing.TB, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// startServeB runs `notebridge serve` and returns the MCP and Actions
+// addresses it logged, or its stderr when it exited. Later flags win.
+func startServeB(t testing.TB, args ...string) (addrs map[string]string, exited bool, stderr string) {
+	t.Helper()
+	base := []string{"serve", "--listen", "127.0.0.1:0", "--actions-listen", "127.0.0.1:0", "--state-dir", t.TempDir()}
 	cmd := exec.Command(binPath, append(base, args...)...)
 	pipe, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	servePID = cmd.Process.Pid
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	lines := make(chan string)
 	go func() {
