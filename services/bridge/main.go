@@ -25,6 +25,8 @@ Usage:
   notebridge mcp serve      MCP Streamable HTTP (default 127.0.0.1:8765/mcp)
   notebridge capabilities   print transports, protocol versions and operations as JSON
   notebridge journal [show N]  list uncertain writes for the operator, or show one
+  notebridge secrets init --dir DIR   create the Joplin, MCP and Actions tokens (0600)
+  notebridge healthcheck    probe /healthz (the container HEALTHCHECK)
   notebridge version        print the version
 
 Run "notebridge <command> -h" for a command's flags. Every flag --x-y can
@@ -70,6 +72,13 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runServe(ctx, args[1:], stderr)
 	case "openapi":
 		return runOpenAPI(args[1:], stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, args[1:], stderr)
+	case "secrets":
+		if len(args) >= 2 && args[1] == "init" {
+			return runSecretsInit(args[2:], stdout, stderr)
+		}
+		return errUsage
 	case "journal":
 		return runJournal(args[1:], stdout, stderr)
 	case "mcp":

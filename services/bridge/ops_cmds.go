@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// runHealthcheck probes a health URL and exits non-zero unless it answers
+// 200: the container HEALTHCHECK, since the runtime image has no shell.
+func runHealthcheck(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	url := fs.String("url", "http://127.0.0.1:8765/healthz", "health URL to probe")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return errors.New("healthcheck: no answer")
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: status %d", resp.StatusCode)
+	}
+	return nil
+}
+
+// runSecretsInit creates the three independent tokens (Joplin API, MCP,
+// Actions) in a directory, each a 0600 file owned by --owner, keeping any
+// that already exist. It prints file names, never tokens.
+func runSecretsInit(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("secrets init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "/run/notebridge-secrets", "directory to hold the token files")
+	owner := fs.String("owner", "", "uid:gid to own the files (default: the current user)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	uid, gid := -1, -1
+	if *owner != "" {
+		var err error
+		if uid, gid, err = parseOwner(*owner); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(*dir, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", *dir, errors.Unwrap(err))
+	}
+	if uid >= 0 {
+		if err := os.Chown(*dir, uid, gid); err != nil {
+			return fmt.Errorf("chown %s: %w", *dir, errors.Unwrap(err))
+		}
+	}
+	for _, name := range []string{"joplin-token", "mcp-token", "actions-token"} {
+		path := filepath.Join(*dir, name)
+		created, err := writeNewToken(path)
+		if err != nil {
+			return err
+		}
+		if uid >= 0 {
+			if err := os.Chown(path, uid, gid); err != nil {
+				return fmt.Errorf("chown %s: %w", path, errors.Unwrap(err))
+			}
+		}
+		state := "kept"
+		if created {
+			state = "created"
+		}
+		fmt.Fprintf(stdout, "%s %s\n", state, path)
+	}
+	return nil
+}
+
+// writeNewToken creates path with a fresh random token unless it exists.
+// Tokens are URL-safe hex, as the Joplin image requires.
+func writeNewToken(path string) (bool, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return false, err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("create %s: %w", path, errors.Unwrap(err))
+	}
+	if _, err := f.WriteString(hex.EncodeToString(b[:]) + "\n"); err != nil {
+		f.Close()
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	return true, f.Close()
+}
+
+func parseOwner(s string) (int, int, error) {
+	u, g, _ := strings.Cut(s, ":")
+	uid, err1 := strconv.Atoi(u)
+	gid, err2 := strconv.Atoi(g)
+	if err1 != nil || err2 != nil || uid < 0 || gid < 0 {
+		return 0, 0, errors.New("--owner must be uid:gid, e.g. 1000:1000")
+	}
+	return uid, gid, nil
+}
