@@ -50,6 +50,7 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dir := fs.String("dir", "/run/notebridge-secrets", "directory to hold the token files")
 	owner := fs.String("owner", "", "uid:gid to own the files (default: the current user)")
+	importJoplin := fs.String("joplin-token-from", "", "replace joplin-token with the token in this file (your own Joplin's)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -70,7 +71,14 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, name := range []string{"joplin-token", "mcp-token", "actions-token"} {
 		path := filepath.Join(*dir, name)
-		created, err := writeNewToken(path)
+		state, err := "", error(nil)
+		if name == "joplin-token" && *importJoplin != "" {
+			state, err = "imported", importToken(*importJoplin, path)
+		} else {
+			var created bool
+			created, err = writeNewToken(path)
+			state = map[bool]string{true: "created", false: "kept"}[created]
+		}
 		if err != nil {
 			return err
 		}
@@ -78,10 +86,6 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 			if err := os.Chown(path, uid, gid); err != nil {
 				return fmt.Errorf("chown %s: %w", path, errors.Unwrap(err))
 			}
-		}
-		state := "kept"
-		if created {
-			state = "created"
 		}
 		fmt.Fprintf(stdout, "%s %s\n", state, path)
 	}
@@ -107,6 +111,23 @@ func writeNewToken(path string) (bool, error) {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return true, f.Close()
+}
+
+// importToken replaces path, atomically, with the token held in src.
+func importToken(src, path string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", src, errors.Unwrap(err))
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
+		return fmt.Errorf("%s does not hold a single token", src)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(tok+"\n"), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", tmp, errors.Unwrap(err))
+	}
+	return os.Rename(tmp, path)
 }
 
 func parseOwner(s string) (int, int, error) {
