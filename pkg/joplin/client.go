@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -109,6 +110,10 @@ type request struct {
 	query       url.Values
 	body        []byte
 	contentType string
+	// parts, when set instead of body, is sent as their concatenation with
+	// an exact Content-Length, so large payloads are never copied into one
+	// request buffer.
+	parts [][]byte
 }
 
 func (r request) isWrite() bool { return r.method != http.MethodGet && r.method != http.MethodHead }
@@ -147,9 +152,31 @@ func (c *Client) Write(ctx context.Context, method, path string, query url.Value
 	return decode(resp, out)
 }
 
-// WriteMultipart sends one mutation with a prepared multipart body.
-func (c *Client) WriteMultipart(ctx context.Context, method, path string, body []byte, contentType string, out any) error {
-	resp, err := c.do(ctx, request{method: method, path: path, body: body, contentType: contentType})
+// WriteMultipartFile sends one mutation as multipart/form-data holding a
+// JSON part "props" and a file part "data" named fileName with content data,
+// the form POST and PUT /resources expect. data is streamed from the
+// caller's slice, not copied. Like Write, it is sent at most once.
+func (c *Client) WriteMultipartFile(ctx context.Context, method, path string, props any, fileName string, data []byte, out any) error {
+	propsJSON, err := json.Marshal(props)
+	if err != nil {
+		return fmt.Errorf("joplin: encode props: %w", err)
+	}
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	if err := mw.WriteField("props", string(propsJSON)); err != nil {
+		return fmt.Errorf("joplin: build multipart body: %w", err)
+	}
+	if _, err := mw.CreateFormFile("data", fileName); err != nil {
+		return fmt.Errorf("joplin: build multipart body: %w", err)
+	}
+	head := bytes.Clone(buf.Bytes())
+	buf.Reset()
+	if err := mw.Close(); err != nil {
+		return fmt.Errorf("joplin: build multipart body: %w", err)
+	}
+	resp, err := c.do(ctx, request{
+		method: method, path: path, parts: [][]byte{head, data, buf.Bytes()}, contentType: mw.FormDataContentType(),
+	})
 	if err != nil {
 		return err
 	}
@@ -241,14 +268,26 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, sent bool, e
 		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote = info.Err == nil },
 	})
 	var rdr io.Reader
-	if r.body != nil {
+	var partsLen int64
+	switch {
+	case r.body != nil:
 		rdr = bytes.NewReader(r.body)
+	case r.parts != nil:
+		readers := make([]io.Reader, len(r.parts))
+		for i, p := range r.parts {
+			readers[i] = bytes.NewReader(p)
+			partsLen += int64(len(p))
+		}
+		rdr = io.MultiReader(readers...)
 	}
 	req, err := http.NewRequestWithContext(actx, r.method, u.String(), rdr)
 	if err != nil {
 		return nil, false, errors.New("joplin: cannot build request")
 	}
-	if r.contentType != "" && r.body != nil {
+	if r.parts != nil {
+		req.ContentLength = partsLen
+	}
+	if r.contentType != "" && rdr != nil {
 		req.Header.Set("Content-Type", r.contentType)
 	}
 	resp, err := c.http.Do(req)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/actions/actionstest"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
@@ -42,4 +44,14 @@ func TestScenariosThroughMCPAdapters(t *testing.T) {
 		env.Call = mcptest.Caller(t, c)
 		scenarios.All(t, env)
 	})
+}
+
+// TestScenariosThroughActions runs every scenario against the fake Joplin
+// through the GPT Actions HTTP surface.
+func TestScenariosThroughActions(t *testing.T) {
+	h := newHarness(t)
+	env := h.env
+	env.Call = actionstest.Caller(t, h.exec)
+	env.MaxResponseChars = actions.MaxResponseChars
+	scenarios.All(t, env)
 }

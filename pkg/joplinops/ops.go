@@ -18,10 +18,14 @@ const Toolset = "joplin"
 type Limits struct {
 	// MaxScan bounds how many objects of one kind a preflight or tree walk reads.
 	MaxScan int
+	// MaxResourceBytes bounds the decoded size of one resource's content,
+	// uploaded or downloaded.
+	MaxResourceBytes int64
 }
 
-// DefaultLimits suits personal notebooks of up to 100,000 notes.
-var DefaultLimits = Limits{MaxScan: 100_000}
+// DefaultLimits suits personal notebooks of up to 100,000 notes and
+// resources of up to 10 MiB.
+var DefaultLimits = Limits{MaxScan: 100_000, MaxResourceBytes: 10 << 20}
 
 // Ops holds the state shared by the Joplin operations.
 type Ops struct {
@@ -67,7 +71,12 @@ func (o *Ops) tagOps() []registry.Operation {
 }
 
 // resourceOps returns the resource operations in catalog order.
-func (o *Ops) resourceOps() []registry.Operation { return nil }
+func (o *Ops) resourceOps() []registry.Operation {
+	return []registry.Operation{
+		o.listResources(), o.getResource(), o.getResourceContent(), o.createResource(),
+		o.updateResource(), o.deleteResource(),
+	}
+}
 
 // op fills the fields every Joplin operation shares.
 func op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {

@@ -28,6 +28,9 @@ type Env struct {
 	// Reindex makes Joplin's search index see the current notes (the CLI
 	// server only indexes at start, so a real run restarts Joplin).
 	Reindex func(t *testing.T)
+	// MaxResponseChars is the transport's response limit (GPT Actions:
+	// 100,000); 0 means none.
+	MaxResponseChars int
 }
 
 // All runs every scenario as a subtest. Each one creates its own uniquely
@@ -42,6 +45,7 @@ func All(t *testing.T, env Env) {
 	t.Run("notes", func(t *testing.T) { NoteScenarios(t, env) })
 	t.Run("notebooks", func(t *testing.T) { NotebookScenarios(t, env) })
 	t.Run("tags", func(t *testing.T) { TagScenarios(t, env) })
+	t.Run("resources", func(t *testing.T) { ResourceScenarios(t, env) })
 	if env.Reindex != nil {
 		t.Run("search", func(t *testing.T) { Search(t, env) })
 	}
