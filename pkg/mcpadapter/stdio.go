@@ -75,21 +75,37 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 }
 
 // readLine reads one line without its terminator. A line longer than max is
-// consumed and discarded, and tooLong is set.
+// consumed and discarded, and tooLong is set. Fragments are kept as read
+// and joined once at the end, so a large message costs about twice its
+// size in allocations and its final buffer is exact.
 func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+	var frags [][]byte
+	total := 0
 	for {
 		chunk, e := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > max+1 {
-				tooLong, line = true, nil
+			if total+len(chunk) > max+1 {
+				tooLong, frags = true, nil
 			} else {
-				line = append(line, chunk...)
+				frags = append(frags, bytes.Clone(chunk))
+				total += len(chunk)
 			}
 		}
 		if e == bufio.ErrBufferFull {
 			continue
 		}
-		return bytes.TrimRight(line, "\r\n"), tooLong, e
+		if tooLong {
+			return nil, true, e
+		}
+		if len(frags) == 1 {
+			line = frags[0]
+		} else {
+			line = make([]byte, 0, total)
+			for _, f := range frags {
+				line = append(line, f...)
+			}
+		}
+		return bytes.TrimRight(line, "\r\n"), false, e
 	}
 }
 

@@ -39,7 +39,12 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg, err := catalog.Build(catalog.Config{Joplin: jc, JoplinLimits: joplinops.DefaultLimits, Enabled: toolsets})
+	limits := joplinops.DefaultLimits
+	limits.MaxResourceBytes = c.MaxResource
+	if limits.MaxResourceBytes <= 0 {
+		return nil, errors.New("--max-resource-bytes must be positive")
+	}
+	reg, err := catalog.Build(catalog.Config{Joplin: jc, JoplinLimits: limits, Enabled: toolsets})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinops"
 )
 
 // config holds every setting. Each flag --x-y also reads NOTEBRIDGE_X_Y;
@@ -30,6 +31,7 @@ type config struct {
 	MaxRequestBytes int64
 	MaxActive       int
 	MaxDepth        int
+	MaxResource     int64
 
 	ActionsEnabled       bool
 	ActionsTokenFile     string
@@ -70,6 +72,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
 	fs.IntVar(&c.MaxDepth, "max-depth", executor.DefaultLimits.MaxDepth, "maximum JSON nesting of arguments")
+	fs.Int64Var(&c.MaxResource, "max-resource-bytes", joplinops.DefaultLimits.MaxResourceBytes, "maximum decoded size of one resource (raise --max-request-bytes to about 4/3 of it plus 1 MiB)")
 	fs.Int64Var(&c.MaxRequestBytes, "max-request-bytes", int64(executor.DefaultLimits.MaxArgBytes), "maximum size of one request")
 	if withHTTP {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
