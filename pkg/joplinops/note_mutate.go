@@ -113,32 +113,15 @@ type noteIDIn struct {
 	ID string `json:"id"`
 }
 
-type trashNoteOut struct {
-	ID             string `json:"id"`
-	Trashed        bool   `json:"trashed"`
-	AlreadyTrashed bool   `json:"already_trashed"`
-}
-
 func (o *Ops) trashNote() registry.Operation {
 	in := schema.Object("", map[string]any{"id": schema.ID("Note id.")}, "id")
-	out := schema.Object("", map[string]any{
-		"id":              schema.ID("Note id."),
-		"trashed":         schema.Bool("Always true."),
-		"already_trashed": schema.Bool("The note was already in the trash; nothing was written."),
-	}, "id", "trashed", "already_trashed")
 	return op("trash_note", "Trash note", "Move a note to the trash. It can be brought back with restore_note; nothing is deleted permanently.",
-		registry.EffectTrash, in, out, typed(func(ctx context.Context, in noteIDIn) (trashNoteOut, error) {
+		registry.EffectTrash, in, trashOutSchema("Note"), typed(func(ctx context.Context, in noteIDIn) (trashOut, error) {
 			n, err := o.loadNote(ctx, in.ID, "id,deleted_time")
 			if err != nil {
-				return trashNoteOut{}, err
+				return trashOut{}, err
 			}
-			if n.DeletedTime > 0 {
-				return trashNoteOut{ID: in.ID, Trashed: true, AlreadyTrashed: true}, nil
-			}
-			if err := o.c.Write(ctx, "DELETE", "/notes/"+in.ID, nil, nil, nil); err != nil {
-				return trashNoteOut{}, err
-			}
-			return trashNoteOut{ID: in.ID, Trashed: true}, nil
+			return o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
 		}))
 }
 

@@ -325,35 +325,16 @@ func checkMove(all []apiFolder, id, parent string) error {
 	return checkParent(all, parent)
 }
 
-type trashNotebookOut struct {
-	ID             string `json:"id"`
-	Trashed        bool   `json:"trashed"`
-	AlreadyTrashed bool   `json:"already_trashed"`
-}
-
 func (o *Ops) trashNotebook() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"id":              schema.ID("Notebook id."),
-		"trashed":         schema.Bool("Always true."),
-		"already_trashed": schema.Bool("The notebook was already in the trash; nothing was changed."),
-	}, "id", "trashed", "already_trashed")
 	desc := "Move a notebook, with all its sub-notebooks and notes, to the trash. Undo with restore_notebook; " +
 		"never deletes permanently. Trashing a trashed notebook changes nothing."
-	return op("trash_notebook", "Trash notebook", desc, registry.EffectTrash, notebookIDSchema(), out,
-		typed(func(ctx context.Context, in notebookIDIn) (trashNotebookOut, error) {
+	return op("trash_notebook", "Trash notebook", desc, registry.EffectTrash, notebookIDSchema(), trashOutSchema("Notebook"),
+		typed(func(ctx context.Context, in notebookIDIn) (trashOut, error) {
 			cur, err := o.loadNotebook(ctx, in.ID, "notebook")
 			if err != nil {
-				return trashNotebookOut{}, err
+				return trashOut{}, err
 			}
-			res := trashNotebookOut{ID: in.ID, Trashed: true, AlreadyTrashed: cur.DeletedTime > 0}
-			if res.AlreadyTrashed {
-				return res, nil
-			}
-			// Never ?permanent=1: without it Joplin moves the tree to the trash.
-			if err := o.c.Write(ctx, "DELETE", "/folders/"+in.ID, nil, nil, nil); err != nil {
-				return trashNotebookOut{}, err
-			}
-			return res, nil
+			return o.moveToTrash(ctx, in.ID, "/folders/"+in.ID, cur.DeletedTime)
 		}))
 }
 

@@ -84,3 +84,31 @@ func (o *Ops) listTrash() registry.Operation {
 			return listTrashOut{Items: nonNil(items[start:end]), Page: in.Page, HasMore: end < len(items), Total: len(items)}, nil
 		}))
 }
+
+// trashOut is what trash_note and trash_notebook answer.
+type trashOut struct {
+	ID             string `json:"id"`
+	Trashed        bool   `json:"trashed"`
+	AlreadyTrashed bool   `json:"already_trashed"`
+}
+
+func trashOutSchema(kind string) schema.S {
+	return schema.Object("", map[string]any{
+		"id":              schema.ID(kind + " id."),
+		"trashed":         schema.Bool("Always true."),
+		"already_trashed": schema.Bool("It was already in the trash; nothing was written."),
+	}, "id", "trashed", "already_trashed")
+}
+
+// moveToTrash sends DELETE path for an item that is not yet trashed. It
+// never adds permanent=1: without it Joplin moves the item (for a notebook,
+// its whole tree) to the trash.
+func (o *Ops) moveToTrash(ctx context.Context, id, path string, deletedTime int64) (trashOut, error) {
+	if deletedTime > 0 {
+		return trashOut{ID: id, Trashed: true, AlreadyTrashed: true}, nil
+	}
+	if err := o.c.Write(ctx, "DELETE", path, nil, nil, nil); err != nil {
+		return trashOut{}, err
+	}
+	return trashOut{ID: id, Trashed: true}, nil
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -25,6 +26,26 @@ type app struct {
 	joplin *joplin.Client
 	exec   *executor.Executor
 	log    *slog.Logger
+}
+
+// setup parses a command's flags (the shared ones, the listener flags when
+// withHTTP, and any extra) and assembles the app.
+func setup(name string, args []string, stderr io.Writer, withHTTP bool, extra func(*flag.FlagSet, *config)) (*config, *app, error) {
+	c := &config{}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	bindFlags(fs, c, withHTTP)
+	if extra != nil {
+		extra(fs, c)
+	}
+	if err := parse(fs, args); err != nil {
+		return nil, nil, err
+	}
+	a, err := newApp(c, c.logger())
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, a, nil
 }
 
 func newApp(c *config, log *slog.Logger) (*app, error) {

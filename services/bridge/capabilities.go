@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"io"
 
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
@@ -34,14 +33,7 @@ type operationInfo struct {
 }
 
 func runCapabilities(args []string, stdout, stderr io.Writer) error {
-	var c config
-	fs := flag.NewFlagSet("capabilities", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bindFlags(fs, &c, false)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	a, err := newApp(&c, c.logger())
+	_, a, err := setup("capabilities", args, stderr, false, nil)
 	if err != nil {
 		return err
 	}

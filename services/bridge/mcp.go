@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -20,37 +19,21 @@ import (
 // runStdio serves MCP over stdin/stdout. It opens no listener and needs no
 // bearer token; stdout carries protocol messages only, logs go to stderr.
 func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var c config
-	fs := flag.NewFlagSet("mcp stdio", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bindFlags(fs, &c, false)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	log := c.logger()
-	a, err := newApp(&c, log)
+	c, a, err := setup("mcp stdio", args, stderr, false, nil)
 	if err != nil {
 		return err
 	}
 	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version)
-	return mcpadapter.ServeStdio(ctx, srv, stdin, stdout, int(c.MaxRequestBytes)+1<<20, log)
+	return mcpadapter.ServeStdio(ctx, srv, stdin, stdout, int(c.MaxRequestBytes)+1<<20, a.log)
 }
 
 // runMCPServe serves MCP Streamable HTTP with health routes until ctx ends.
 func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
-	var c config
-	fs := flag.NewFlagSet("mcp serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bindFlags(fs, &c, true)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	log := c.logger()
-	a, err := newApp(&c, log)
+	c, a, err := setup("mcp serve", args, stderr, true, nil)
 	if err != nil {
 		return err
 	}
-	l, err := mcpListener(&c, a, stderr)
+	l, err := mcpListener(c, a, stderr)
 	if err != nil {
 		return err
 	}

@@ -19,36 +19,27 @@ import (
 // runServe is the service the container runs: MCP Streamable HTTP with
 // health routes, and GPT Actions on a separate port when enabled.
 func runServe(ctx context.Context, args []string, stderr io.Writer) error {
-	var c config
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	bindFlags(fs, &c, true)
-	bindActionsFlags(fs, &c)
-	if err := parse(fs, args); err != nil {
+	c, a, err := setup("serve", args, stderr, true, bindActionsFlags)
+	if err != nil {
 		return err
 	}
 	if c.ActionsEnabled != (c.ActionsTokenFile != "") {
 		return errors.New("GPT Actions need both --actions-enabled and --actions-token-file; refusing to start with only one")
 	}
-	log := c.logger()
-	a, err := newApp(&c, log)
-	if err != nil {
-		return err
-	}
-	mcpL, err := mcpListener(&c, a, stderr)
+	mcpL, err := mcpListener(c, a, stderr)
 	if err != nil {
 		return err
 	}
 	ls := []listener{mcpL}
 	if c.ActionsEnabled {
-		al, err := actionsListener(&c, a)
+		al, err := actionsListener(c, a)
 		if err != nil {
 			mcpL.ln.Close()
 			return err
 		}
 		ls = append(ls, al)
 	} else {
-		log.Info("GPT Actions are disabled (enable with --actions-enabled and --actions-token-file)")
+		a.log.Info("GPT Actions are disabled (enable with --actions-enabled and --actions-token-file)")
 	}
 	return serveAll(ctx, ls...)
 }
@@ -120,21 +111,15 @@ func distinctSecrets(actionsFile string, others ...string) error {
 
 // runOpenAPI prints the OpenAPI 3.1 document for one production origin.
 func runOpenAPI(args []string, stdout, stderr io.Writer) error {
-	var c config
 	var origin string
-	fs := flag.NewFlagSet("openapi", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&origin, "origin", "", "public https origin of the Actions API, e.g. https://notes.example.com")
-	bindFlags(fs, &c, false)
-	if err := parse(fs, args); err != nil {
+	_, a, err := setup("openapi", args, stderr, false, func(fs *flag.FlagSet, _ *config) {
+		fs.StringVar(&origin, "origin", "", "public https origin of the Actions API, e.g. https://notes.example.com")
+	})
+	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(origin) == "" {
 		return errors.New("--origin is required, e.g. --origin https://notes.example.com")
-	}
-	a, err := newApp(&c, c.logger())
-	if err != nil {
-		return err
 	}
 	doc, err := actions.Document(a.exec.Registry(), origin, version)
 	if err != nil {
