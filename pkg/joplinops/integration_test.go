@@ -14,7 +14,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
-	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
@@ -29,18 +28,7 @@ type bridge struct {
 
 func newBridge(t *testing.T, j *joplintc.Joplin, wait time.Duration) bridge {
 	t.Helper()
-	jc, err := joplin.New(joplin.Config{BaseURL: j.URL(), TokenFile: j.TokenFile, AvailabilityWait: wait})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := executor.New(reg, executor.DefaultLimits, executor.WithOutputValidation())
-	if err != nil {
-		t.Fatal(err)
-	}
+	jc, ex := newExecutor(t, j.URL(), j.TokenFile, wait)
 	return bridge{client: jc, exec: ex}
 }
 

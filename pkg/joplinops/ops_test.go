@@ -3,7 +3,6 @@ package joplinops_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -37,18 +36,7 @@ func newHarness(t *testing.T) *harness {
 	t.Cleanup(srv.Close)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte(token), 0o600)
-	jc, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tokenFile, AvailabilityWait: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := executor.New(reg, executor.DefaultLimits, executor.WithOutputValidation())
-	if err != nil {
-		t.Fatal(err)
-	}
+	jc, ex := newExecutor(t, srv.URL, tokenFile, 200*time.Millisecond)
 	call := func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
 		b, _ := json.Marshal(args)
 		return ex.Call(ctx, registry.MCPStdio, name, b)
@@ -87,39 +75,42 @@ func TestStatusWhenJoplinIsDown(t *testing.T) {
 	}
 }
 
+// newExecutor builds the Joplin operations against baseURL behind an
+// executor that also checks every result against its output schema.
+func newExecutor(t *testing.T, baseURL, tokenFile string, wait time.Duration) (*joplin.Client, *executor.Executor) {
+	t.Helper()
+	jc, err := joplin.New(joplin.Config{BaseURL: baseURL, TokenFile: tokenFile, AvailabilityWait: wait})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := executor.New(reg, executor.DefaultLimits, executor.WithOutputValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jc, ex
+}
+
 // TestCreateNoteUncertainOutcomeNamesTheID forwards the create to Joplin,
 // then drops the connection before the answer: the call must report a
 // non-retryable WRITE_OUTCOME_UNKNOWN naming the id, and the note must exist
 // exactly once.
 func TestCreateNoteUncertainOutcomeNamesTheID(t *testing.T) {
-	fake := joplinfake.New(token)
-	upstream := httptest.NewServer(fake)
-	defer upstream.Close()
 	var dropped atomic.Int32
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		out, _ := http.NewRequest(r.Method, upstream.URL+r.URL.RequestURI(), r.Body)
-		out.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			w.WriteHeader(502)
-			return
-		}
-		defer resp.Body.Close()
+	proxy := httptest.NewServer(joplinfake.DropAnswers(joplinfake.New(token), func(r *http.Request) bool {
 		if r.Method == http.MethodPost && r.URL.Path == "/notes" {
 			dropped.Add(1)
-			conn, _, _ := w.(http.Hijacker).Hijack()
-			conn.Close()
-			return
+			return true
 		}
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
+		return false
 	}))
 	defer proxy.Close()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte(token), 0o600)
-	jc, _ := joplin.New(joplin.Config{BaseURL: proxy.URL, TokenFile: tokenFile, AvailabilityWait: time.Second})
-	reg, _ := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits)...)
-	ex, _ := executor.New(reg, executor.DefaultLimits)
+	jc, ex := newExecutor(t, proxy.URL, tokenFile, time.Second)
 	env := scenarios.Env{Joplin: jc}
 	nb := scenarios.Folder(t, env, "Inbox", "")
 	_, derr := ex.Call(context.Background(), registry.MCPStdio, "create_note",

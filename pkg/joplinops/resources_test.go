@@ -215,14 +215,8 @@ func TestCreateResourcePartialFailureIsReported(t *testing.T) {
 // there under that id.
 func TestCreateResourceLostAnswerNamesTheID(t *testing.T) {
 	drop := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPost || r.URL.Path != "/resources" {
-				next.ServeHTTP(w, r)
-				return
-			}
-			next.ServeHTTP(httptest.NewRecorder(), r)
-			conn, _, _ := w.(http.Hijacker).Hijack()
-			conn.Close()
+		return joplinfake.DropAnswers(next, func(r *http.Request) bool {
+			return r.Method == http.MethodPost && r.URL.Path == "/resources"
 		})
 	}
 	b := newResourceBridge(t, joplinops.DefaultLimits, executor.DefaultLimits, drop, executor.WithOutputValidation())

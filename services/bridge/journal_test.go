@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,27 +18,11 @@ import (
 // argument digest only) and that `notebridge journal` shows it.
 func TestUncertainWriteReachesTheOperatorJournal(t *testing.T) {
 	const token = "journal-test-token-0123456789"
-	fake := httptest.NewServer(joplinfake.New(token))
-	defer fake.Close()
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		out, _ := http.NewRequest(r.Method, fake.URL+r.URL.RequestURI(), r.Body)
-		out.Header = r.Header.Clone()
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			w.WriteHeader(502)
-			return
-		}
-		defer resp.Body.Close()
-		if r.Method == http.MethodPost && r.URL.Path == "/notes" {
-			conn, _, _ := w.(http.Hijacker).Hijack()
-			conn.Close()
-			return
-		}
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
+	proxy := httptest.NewServer(joplinfake.DropAnswers(joplinfake.New(token), func(r *http.Request) bool {
+		return r.Method == http.MethodPost && r.URL.Path == "/notes"
 	}))
 	defer proxy.Close()
-	resp, err := http.Post(fake.URL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
+	resp, err := http.Post(proxy.URL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
