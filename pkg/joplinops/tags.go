@@ -15,7 +15,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/schema"
 )
 
-// Tag is a Joplin tag. Joplin stores tag titles in lower case.
+// Tag is a Joplin tag. Joplin keeps a tag's case and compares titles
+// case-insensitively.
 type Tag struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
