@@ -11,10 +11,13 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
-      -o /out/notebridge ./services/bridge
+      -o /out/notebridge ./services/bridge \
+ && mkdir -p /out/state
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/notebridge /usr/local/bin/notebridge
+# The state volume (operator journal) must belong to the runtime user.
+COPY --from=build --chown=1000:1000 /out/state /var/lib/notebridge
 # uid 1000 matches the bundled Joplin image, so both read the 0600 secrets.
 USER 1000:1000
 ENV NOTEBRIDGE_STATE_DIR=/var/lib/notebridge

@@ -25,7 +25,8 @@ Usage:
   notebridge mcp serve      MCP Streamable HTTP (default 127.0.0.1:8765/mcp)
   notebridge capabilities   print transports, protocol versions and operations as JSON
   notebridge journal [show N]  list uncertain writes for the operator, or show one
-  notebridge secrets init --dir DIR   create the Joplin, MCP and Actions tokens (0600)
+  notebridge secrets init [--dir DIR]   create the Joplin, MCP and Actions tokens (0600)
+  notebridge secrets show NAME [--dir DIR]   print one token (joplin-token, mcp-token, actions-token)
   notebridge healthcheck    probe /healthz (the container HEALTHCHECK)
   notebridge version        print the version
 
@@ -77,6 +78,9 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case "secrets":
 		if len(args) >= 2 && args[1] == "init" {
 			return runSecretsInit(args[2:], stdout, stderr)
+		}
+		if len(args) >= 2 && args[1] == "show" {
+			return runSecretsShow(args[2:], stdout, stderr)
 		}
 		return errUsage
 	case "journal":

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -48,7 +49,7 @@ func runHealthcheck(ctx context.Context, args []string, stderr io.Writer) error 
 func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("secrets init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "/run/notebridge-secrets", "directory to hold the token files")
+	dir := fs.String("dir", secretsDir, "directory to hold the token files")
 	owner := fs.String("owner", "", "uid:gid to own the files (default: the current user)")
 	importJoplin := fs.String("joplin-token-from", "", "replace joplin-token with the token in this file (your own Joplin's)")
 	if err := parse(fs, args); err != nil {
@@ -64,12 +65,16 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(*dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", *dir, errors.Unwrap(err))
 	}
+	// MkdirAll leaves an existing directory (a volume mount point) as it is.
+	if err := os.Chmod(*dir, 0o700); err != nil {
+		return fmt.Errorf("chmod %s: %w", *dir, errors.Unwrap(err))
+	}
 	if uid >= 0 {
 		if err := os.Chown(*dir, uid, gid); err != nil {
 			return fmt.Errorf("chown %s: %w", *dir, errors.Unwrap(err))
 		}
 	}
-	for _, name := range []string{"joplin-token", "mcp-token", "actions-token"} {
+	for _, name := range secretNames {
 		path := filepath.Join(*dir, name)
 		state, err := "", error(nil)
 		if name == "joplin-token" && *importJoplin != "" {
@@ -90,6 +95,36 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s %s\n", state, path)
 	}
 	return nil
+}
+
+// secretsDir is where the container stack keeps its tokens.
+const secretsDir = "/secrets"
+
+// secretNames are the three independent tokens.
+var secretNames = []string{"joplin-token", "mcp-token", "actions-token"}
+
+// runSecretsShow prints one token, for the operator who asked for it (to
+// paste into ChatGPT or an MCP client).
+func runSecretsShow(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("secrets show", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", secretsDir, "directory holding the token files")
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if !slices.Contains(secretNames, name) {
+		return fmt.Errorf("usage: notebridge secrets show {%s} [--dir DIR]", strings.Join(secretNames, "|"))
+	}
+	b, err := os.ReadFile(filepath.Join(*dir, name))
+	if err != nil {
+		return fmt.Errorf("read %s: %w", name, errors.Unwrap(err))
+	}
+	_, err = fmt.Fprintln(stdout, strings.TrimSpace(string(b)))
+	return err
 }
 
 // writeNewToken creates path with a fresh random token unless it exists.

@@ -42,4 +42,14 @@ func TestSecretsInitCreatesKeepsAndImports(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "mcp-token")); strings.TrimSpace(string(b)) != tokens["mcp-token"] {
 		t.Fatal("an existing token was replaced")
 	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+		t.Fatalf("secrets directory mode %v", fi.Mode().Perm())
+	}
+	shown, err := exec.Command(binPath, "secrets", "show", "actions-token", "--dir", dir).Output()
+	if err != nil || strings.TrimSpace(string(shown)) != tokens["actions-token"] {
+		t.Fatalf("secrets show: %v", err)
+	}
+	if err := exec.Command(binPath, "secrets", "show", "../etc/passwd", "--dir", dir).Run(); err == nil {
+		t.Fatal("secrets show accepted an arbitrary name")
+	}
 }

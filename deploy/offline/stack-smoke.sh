@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# stack-smoke.sh: run the real compose stack (Caddy → notebridge → bundled
+# Joplin) and check it end to end over HTTPS, then tear it down.
+#
+#   deploy/offline/build-images.sh >/dev/null    # seed the images (no registry)
+#   deploy/offline/stack-smoke.sh
+#
+# Uses its own compose project (default nbsmoke) and host ports (default
+# 18443 / 18080), so it does not touch a stack started by `docker compose up`.
+# The project's containers, networks and volumes are removed at exit, pass or
+# fail. Tokens are never printed: they go to a private temp dir and reach curl
+# through a header file, not argv.
+#
+# Checks, through Caddy on https://localhost:$HTTPS_PORT with Caddy's root CA:
+#   1. POST /v1/joplin_status with the Actions token -> 200, "authenticated":true
+#   2. the same without a token                       -> 401
+#   3. GET /healthz and /readyz                        -> 404 (never published)
+#   4. GET and POST /mcp                               -> 404 (MCP off by default)
+#   5. create_notebook, then list_notebooks shows it   -> 200, 200
+#
+# Exit status: 0 when every check passed; 1 when a check failed (each is named
+# on stderr); 2 when the stack could not be started.
+#
+# Environment:
+#   SMOKE_PROJECT        compose project name (default nbsmoke)
+#   SMOKE_HTTPS_PORT     host port for Caddy's 443 (default 18443)
+#   SMOKE_HTTP_PORT      host port for Caddy's 80  (default 18080)
+#   SMOKE_HEALTH_TIMEOUT seconds to wait for the bridge to be healthy (default 180)
+set -euo pipefail
+
+log() { printf 'stack-smoke: %s\n' "$*" >&2; }
+die() { log "error: $*"; exit 2; }
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+PROJECT="${SMOKE_PROJECT:-nbsmoke}"
+HTTPS_PORT="${SMOKE_HTTPS_PORT:-18443}"
+HTTP_PORT="${SMOKE_HTTP_PORT:-18080}"
+HEALTH_TIMEOUT="${SMOKE_HEALTH_TIMEOUT:-180}"
+BASE="https://localhost:$HTTPS_PORT"
+
+cd "$REPO"
+[ -f compose.yaml ] || die "no compose.yaml in $REPO"
+docker info >/dev/null 2>&1 || die "docker daemon not answering (run deploy/ci/ensure-docker.sh)"
+docker compose version >/dev/null 2>&1 || die "the Docker Compose v2 plugin is missing"
+command -v curl >/dev/null 2>&1 || die "curl not found"
+command -v jq >/dev/null 2>&1 || die "jq not found"
+
+# Test what .env and compose.yaml configure, not what this shell happens to
+# have set; only the host ports are ours.
+unset COMPOSE_FILE COMPOSE_PROJECT_NAME COMPOSE_PROFILES NOTEBRIDGE_DOMAIN \
+  NOTEBRIDGE_PUBLISH_MCP NOTEBRIDGE_JOPLIN_URL NOTEBRIDGE_ORIGIN
+export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
+
+dc() { docker compose -p "$PROJECT" "$@"; }
+
+for img in notebridge/bridge:local caddy:2 notebridge/joplin:3.5.1; do
+  docker image inspect "$img" >/dev/null 2>&1 ||
+    die "image $img missing: run deploy/offline/build-images.sh first"
+done
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+TMP="$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/nbsmoke.XXXXXX")"
+FAILED=()
+STARTED=0
+UP_PID=""
+
+dump_state() {
+  log "--- docker compose ps -a"
+  dc ps -a >&2 || true
+  local s
+  for s in secrets joplin bridge caddy; do
+    log "--- last log lines of $s"
+    dc logs --no-color --tail 25 "$s" >&2 2>&1 || true
+  done
+}
+
+teardown() {
+  local rc=$? t
+  trap - EXIT INT TERM
+  if [ -n "$UP_PID" ]; then
+    kill -TERM "$UP_PID" 2>/dev/null || true
+    wait "$UP_PID" 2>/dev/null || true
+  fi
+  if [ "$STARTED" = 1 ]; then
+    if [ "$rc" -ne 0 ]; then dump_state; fi
+    t=$(date +%s)
+    dc down -v --remove-orphans -t 10 >/dev/null 2>&1 || log "warning: docker compose down failed"
+    log "down -v took $(( $(date +%s) - t ))s"
+    if [ -n "$(docker ps -aq --filter "label=com.docker.compose.project=$PROJECT")" ] ||
+       [ -n "$(docker volume ls -q --filter "label=com.docker.compose.project=$PROJECT")" ] ||
+       [ -n "$(docker network ls -q --filter "label=com.docker.compose.project=$PROJECT")" ]; then
+      log "warning: project $PROJECT left containers, volumes or networks behind"
+      [ "$rc" -ne 0 ] || rc=1
+    fi
+  fi
+  rm -rf "$TMP"
+  exit "$rc"
+}
+trap teardown EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Leftovers of an earlier, interrupted run of this project.
+if [ -n "$(docker ps -aq --filter "label=com.docker.compose.project=$PROJECT")$(docker volume ls -q --filter "label=com.docker.compose.project=$PROJECT")" ]; then
+  log "removing leftovers of project $PROJECT"
+  dc down -v --remove-orphans -t 5 >/dev/null 2>&1 || true
+fi
+for p in "$HTTPS_PORT" "$HTTP_PORT"; do
+  port_busy "$p" && die "host port $p is in use (set SMOKE_HTTPS_PORT / SMOKE_HTTP_PORT)"
+done
+
+# ---- start ------------------------------------------------------------------
+T0=$(date +%s)
+STARTED=1
+log "docker compose -p $PROJECT up -d --no-build --pull never (https :$HTTPS_PORT, http :$HTTP_PORT)"
+# up -d itself waits for joplin and the bridge to be healthy (caddy depends
+# on the bridge's health), hence the same time limit. In the background and
+# waited for, so INT/TERM stop it at once (teardown).
+timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" up -d --no-build --pull never >"$TMP/up.log" 2>&1 &
+UP_PID=$!
+up_rc=0
+wait "$UP_PID" || up_rc=$?
+UP_PID=""
+if [ "$up_rc" -ne 0 ]; then
+  tail -n 30 "$TMP/up.log" >&2
+  [ "$up_rc" -ne 124 ] || die "docker compose up did not finish within ${HEALTH_TIMEOUT}s (services not healthy)"
+  die "docker compose up failed (status $up_rc)"
+fi
+UP_PID=""
+T_UP=$(( $(date +%s) - T0 ))
+
+health() { # service -> health status of its container ("" when none)
+  local id
+  id="$(dc ps -q "$1" 2>/dev/null | head -n1)"
+  [ -n "$id" ] || return 0
+  docker inspect -f '{{if .State.Health}}{{.State.Health.Status}}{{else}}{{.State.Status}}{{end}}' "$id" 2>/dev/null || true
+}
+deadline=$(( T0 + HEALTH_TIMEOUT ))
+while :; do
+  h="$(health bridge)"
+  [ "$h" = healthy ] && break
+  [ "$(date +%s)" -lt "$deadline" ] || die "bridge not healthy after ${HEALTH_TIMEOUT}s (status: ${h:-no container})"
+  sleep 1
+done
+T_HEALTHY=$(( $(date +%s) - T0 ))
+log "up -d returned after ${T_UP}s; bridge healthy after ${T_HEALTHY}s (joplin: $(health joplin), caddy: $(health caddy))"
+
+# ---- secrets and Caddy's CA ---------------------------------------------------
+# The bridge image has no shell or cat (distroless equivalent), so the token
+# is copied out of the running bridge container's read-only secrets mount.
+dc cp bridge:/secrets/actions-token "$TMP/actions-token" >/dev/null 2>&1 ||
+  die "cannot copy /secrets/actions-token out of the bridge container"
+TOKEN="$(tr -d '[:space:]' <"$TMP/actions-token")"
+rm -f "$TMP/actions-token"
+[ -n "$TOKEN" ] || die "the Actions token file is empty"
+( umask 077 && printf 'Authorization: Bearer %s\n' "$TOKEN" >"$TMP/auth.hdr" )
+
+ca_deadline=$(( $(date +%s) + 30 ))
+until dc cp caddy:/data/caddy/pki/authorities/local/root.crt "$TMP/root.crt" >/dev/null 2>&1 &&
+      [ -s "$TMP/root.crt" ]; do
+  [ "$(date +%s)" -lt "$ca_deadline" ] || die "Caddy's root CA did not appear in /data/caddy/pki/authorities/local"
+  sleep 1
+done
+
+# ---- checks -------------------------------------------------------------------
+# req METHOD PATH auth|noauth [BODY]: status code on stdout, body in $TMP/body,
+# headers in $TMP/headers.
+req() {
+  local method="$1" path="$2" auth="$3" body="${4:-}"
+  local args=(-sS -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' --max-time 20
+    --cacert "$TMP/root.crt" --resolve "localhost:$HTTPS_PORT:127.0.0.1" -X "$method")
+  [ "$auth" = auth ] && args+=(-H "@$TMP/auth.hdr")
+  [ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
+  local code
+  code="$(curl "${args[@]}" "$BASE$path" 2>"$TMP/curl.err")" || true
+  printf '%s' "${code:-000}"
+}
+# A short view of the last response body for failure messages.
+last_body() {
+  local b
+  b="$(head -c 300 "$TMP/body" 2>/dev/null || true)"
+  printf '%s' "${b//"$TOKEN"/<token>}"
+}
+pass() { log "PASS $*"; }
+fail() { log "FAIL $*"; FAILED+=("$1"); }
+
+T1=$(date +%s)
+# Caddy may still be issuing its localhost certificate: retry the first call.
+for _ in $(seq 1 60); do
+  code="$(req POST /v1/joplin_status auth '{}')"
+  [ "$code" = 000 ] || [ "$code" = 502 ] || break
+  sleep 0.5
+done
+if [ "$code" = 200 ] && grep -q '"authenticated":true' "$TMP/body"; then
+  pass "1 joplin_status with token: 200, authenticated"
+else
+  fail "1-joplin_status-auth" "(status $code: $(last_body) $(head -c 200 "$TMP/curl.err" 2>/dev/null))"
+fi
+if grep -qi '^strict-transport-security:' "$TMP/headers" 2>/dev/null; then
+  pass "1b security headers present (HSTS)"
+else
+  fail "1b-security-headers" "(no Strict-Transport-Security header)"
+fi
+
+code="$(req POST /v1/joplin_status noauth '{}')"
+if [ "$code" = 401 ]; then pass "2 joplin_status without token: 401"
+else fail "2-joplin_status-noauth" "(status $code, want 401: $(last_body))"; fi
+
+for path in /healthz /readyz; do
+  code="$(req GET "$path" noauth)"
+  if [ "$code" = 404 ]; then pass "3 GET $path: 404"
+  else fail "3-$path" "(status $code, want 404: $(last_body))"; fi
+done
+
+for method in GET POST; do
+  code="$(req "$method" /mcp noauth)"
+  if [ "$code" = 404 ] && grep -q '"NOT_FOUND"' "$TMP/body"; then pass "4 $method /mcp: 404"
+  else fail "4-$method-/mcp" "(status $code, want 404 NOT_FOUND: $(last_body))"; fi
+done
+
+TITLE="nbsmoke $(date -u +%Y%m%dT%H%M%SZ) $$"
+code="$(req POST /v1/create_notebook auth "$(jq -cn --arg t "$TITLE" '{title:$t}')")"
+NB_ID=""
+if [ "$code" = 200 ]; then
+  NB_ID="$(jq -r '.id // empty' "$TMP/body" 2>/dev/null || true)"
+fi
+if [ -n "$NB_ID" ] && [ "$(jq -r '.title' "$TMP/body")" = "$TITLE" ]; then
+  pass "5a create_notebook: 200, id $NB_ID"
+else
+  fail "5a-create_notebook" "(status $code: $(last_body))"
+fi
+code="$(req POST /v1/list_notebooks auth '{}')"
+if [ "$code" = 200 ] && [ -n "$NB_ID" ] &&
+   jq -e --arg id "$NB_ID" --arg t "$TITLE" \
+     '[.notebooks | .. | objects | select(.id? == $id and .title? == $t)] | length == 1' \
+     "$TMP/body" >/dev/null 2>&1; then
+  pass "5b list_notebooks: 200, lists the new notebook (total $(jq -r .total "$TMP/body"))"
+else
+  fail "5b-list_notebooks" "(status $code: $(last_body))"
+fi
+
+# The volumes the bridge (uid 1000) writes or reads: the state dir must be
+# writable for the operator journal, the tokens private to uid 1000. Looked at
+# with the Joplin image's stat (the bridge image has no shell tools).
+vol_stat() { # volume path...
+  local vol="$1"
+  shift
+  docker run --rm --network none --user 0:0 -v "${PROJECT}_$vol:/v:ro" \
+    --entrypoint stat notebridge/joplin:3.5.1 -c '%u:%g %a %n' "$@" 2>&1 || true
+}
+st="$(vol_stat bridge-state /v)"
+if [ "${st%% *}" = 1000:1000 ]; then pass "6a bridge-state volume owned by 1000:1000"
+else fail "6a-bridge-state-owner" "($st; the bridge, uid 1000, could not write its journal)"; fi
+st="$(vol_stat secrets /v/joplin-token /v/mcp-token /v/actions-token)"
+if [ "$(printf '%s\n' "$st" | awk '{print $1, $2}' | sort -u)" = "1000:1000 600" ]; then
+  pass "6b secrets: three tokens, 0600, 1000:1000"
+else
+  fail "6b-secrets-perms" "($(printf '%s' "$st" | tr '\n' ';'))"
+fi
+T_CHECKS=$(( $(date +%s) - T1 ))
+
+log "timings: up -d ${T_UP}s, bridge healthy ${T_HEALTHY}s, checks ${T_CHECKS}s"
+if [ "${#FAILED[@]}" -gt 0 ]; then
+  log "FAILED: ${FAILED[*]}"
+  exit 1
+fi
+log "all checks passed"
