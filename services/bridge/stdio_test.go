@@ -227,3 +227,30 @@ func TestCapabilitiesAndVersion(t *testing.T) {
 		t.Fatalf("version: %q %v", v, err)
 	}
 }
+
+// TestStdioOpensNoListener: `mcp stdio` holds no socket at all while it
+// serves (Joplin is only dialled during a call), so it cannot listen.
+func TestStdioOpensNoListener(t *testing.T) {
+	cmd := exec.Command(binPath, "mcp", "stdio", "--joplin-url", "http://127.0.0.1:1")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	fmt.Fprintln(stdin, initialize(1, "2025-06-18"))
+	if _, err := bufio.NewReader(stdout).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid))
+	if err != nil {
+		t.Skip("no /proc on this system")
+	}
+	for _, fd := range fds {
+		target, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", cmd.Process.Pid, fd.Name()))
+		if strings.HasPrefix(target, "socket:") {
+			t.Fatalf("stdio process holds a socket (fd %s)", fd.Name())
+		}
+	}
+}
