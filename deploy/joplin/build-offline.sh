@@ -30,9 +30,12 @@ log() { printf 'build-offline: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../lib/debian-rootfs.sh
+. "$HERE/../lib/debian-rootfs.sh"
 JOPLIN_VERSION="${JOPLIN_VERSION:-3.5.1}"
 TAG="${1:-${JOPLIN_IMAGE:-notebridge/joplin:${JOPLIN_VERSION}}}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# shellcheck disable=SC2034 # used by configure_rootfs_apt
 SECURITY_MIRROR="${DEBIAN_SECURITY_MIRROR:-${MIRROR%/debian}/debian-security}"
 SUITE=bookworm
 ENTRYPOINT_SRC="$HERE/entrypoint.sh"
@@ -172,22 +175,7 @@ run_chroot() {
 }
 
 # Network and apt configuration for the build.
-cp -L /etc/resolv.conf "$ROOT/etc/resolv.conf"
-cat >"$ROOT/etc/apt/sources.list" <<EOF
-deb $MIRROR $SUITE main
-deb $MIRROR $SUITE-updates main
-deb $SECURITY_MIRROR $SUITE-security main
-EOF
-# Mirrors may serve snapshots whose Release files have expired.
-cat >"$ROOT/etc/apt/apt.conf.d/99notebridge" <<'EOF'
-Acquire::Check-Valid-Until "false";
-Acquire::Retries "3";
-APT::Install-Recommends "false";
-APT::Install-Suggests "false";
-EOF
-# No services may start inside the chroot.
-printf '#!/bin/sh\nexit 101\n' >"$ROOT/usr/sbin/policy-rc.d"
-chmod 755 "$ROOT/usr/sbin/policy-rc.d"
+configure_rootfs_apt "$ROOT"
 
 mount_chroot
 

@@ -37,11 +37,14 @@ log() { printf 'build-images: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=../lib/debian-rootfs.sh
+. "$HERE/../lib/debian-rootfs.sh"
 REPO="$(cd "$HERE/../.." && pwd)"
 BRIDGE_TAG="${BRIDGE_IMAGE:-notebridge/bridge:local}"
 CADDY_TAG="${CADDY_IMAGE:-caddy:2}"
 JOPLIN_TAG="${JOPLIN_IMAGE:-notebridge/joplin:3.5.1}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# shellcheck disable=SC2034 # used by configure_rootfs_apt
 SECURITY_MIRROR="${DEBIAN_SECURITY_MIRROR:-${MIRROR%/debian}/debian-security}"
 SUITE=bookworm
 BUILD_TMPDIR="${BUILD_TMPDIR:-/var/tmp}"
@@ -265,20 +268,7 @@ build_caddy() {
     die "debootstrap failed"
   }
 
-  cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-  cat >"$root/etc/apt/sources.list" <<EOF
-deb $MIRROR $SUITE main
-deb $MIRROR $SUITE-updates main
-deb $SECURITY_MIRROR $SUITE-security main
-EOF
-  cat >"$root/etc/apt/apt.conf.d/99notebridge" <<'EOF'
-Acquire::Check-Valid-Until "false";
-Acquire::Retries "3";
-APT::Install-Recommends "false";
-APT::Install-Suggests "false";
-EOF
-  printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-  chmod 755 "$root/usr/sbin/policy-rc.d"
+  configure_rootfs_apt "$root"
 
   mount -t proc proc "$root/proc"
   mount --bind /dev "$root/dev"
