@@ -87,8 +87,8 @@ func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, er
 	)
 	switch {
 	case in.NotebookID != "":
-		if _, err := o.notebook(ctx, in.NotebookID); err != nil {
-			return listNotesOut{}, missing(err, "notebook", in.NotebookID)
+		if _, err := o.loadNotebook(ctx, in.NotebookID, "notebook"); err != nil {
+			return listNotesOut{}, err
 		}
 		if in.IncludeTrashed {
 			// The notebook's own note list hides trashed notes: scan.

@@ -18,11 +18,24 @@ func (o *Ops) loadNote(ctx context.Context, id, fields string) (apiNote, error) 
 	return n, nil
 }
 
+// liveNote checks that note id exists and is not in the trash.
+func (o *Ops) liveNote(ctx context.Context, id string) error {
+	n, err := o.loadNote(ctx, id, "id,deleted_time")
+	if err != nil {
+		return err
+	}
+	if n.DeletedTime > 0 {
+		return domainerr.New(domainerr.InvalidArgument, "note %s is in the trash; restore it first", id).
+			WithDetails(map[string]any{"note_id": id, "restore_tool": "restore_note"})
+	}
+	return nil
+}
+
 // liveNotebook checks that notebook id exists and is not in the trash.
 func (o *Ops) liveNotebook(ctx context.Context, id string) error {
-	nb, err := o.notebook(ctx, id)
+	nb, err := o.loadNotebook(ctx, id, "notebook")
 	if err != nil {
-		return missing(err, "notebook", id)
+		return err
 	}
 	if nb.DeletedTime > 0 {
 		return domainerr.New(domainerr.InvalidArgument, "notebook %s is in the trash; restore it first", id).
@@ -78,13 +91,8 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (Note, error) {
 	if len(req) == 0 {
 		return Note{}, domainerr.New(domainerr.InvalidArgument, "give at least one field to change")
 	}
-	current, err := o.loadNote(ctx, in.ID, "id,deleted_time")
-	if err != nil {
+	if err := o.liveNote(ctx, in.ID); err != nil {
 		return Note{}, err
-	}
-	if current.DeletedTime > 0 {
-		return Note{}, domainerr.New(domainerr.InvalidArgument, "note %s is in the trash; restore it first", in.ID).
-			WithDetails(map[string]any{"note_id": in.ID, "restore_tool": "restore_note"})
 	}
 	if in.NotebookID != nil {
 		if err := o.liveNotebook(ctx, *in.NotebookID); err != nil {

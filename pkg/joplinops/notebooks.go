@@ -28,12 +28,6 @@ type NotebookNode struct {
 // MaxNotebooks bounds the notebook tree.
 const MaxNotebooks = 10_000
 
-func (o *Ops) notebook(ctx context.Context, id string) (apiFolder, error) {
-	var f apiFolder
-	err := o.c.Get(ctx, "/folders/"+id, url.Values{"fields": {"id,parent_id,title,deleted_time"}}, &f)
-	return f, err
-}
-
 type listNotebooksIn struct{}
 
 type listNotebooksOut struct {

@@ -2,7 +2,6 @@ package joplinops
 
 import (
 	"context"
-	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -95,9 +94,9 @@ func (o *Ops) getNote() registry.Operation {
 	}
 	return op("get_note", "Get note", "Read one note by id, trashed notes included, optionally with its tags, resources, linked notes and backlinks.",
 		registry.EffectRead, in, out, typed(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
-			var n apiNote
-			if err := o.c.Get(ctx, "/notes/"+in.ID, url.Values{"fields": {noteFields}}, &n); err != nil {
-				return noteWithRelations{}, missing(err, "note", in.ID)
+			n, err := o.loadNote(ctx, in.ID, noteFields)
+			if err != nil {
+				return noteWithRelations{}, err
 			}
 			rel, err := o.relations(ctx, n, in.Include)
 			if err != nil {
@@ -133,28 +132,21 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 	o.createMu.Lock()
 	defer o.createMu.Unlock()
 
-	nb, err := o.notebook(ctx, in.NotebookID)
-	if err != nil {
-		return Note{}, missing(err, "notebook", in.NotebookID)
-	}
-	if nb.DeletedTime > 0 {
-		return Note{}, domainerr.New(domainerr.InvalidArgument, "the notebook is in the trash; restore it first").
-			WithDetails(map[string]any{"notebook_id": in.NotebookID, "restore_tool": "restore_notebook"})
+	if err := o.liveNotebook(ctx, in.NotebookID); err != nil {
+		return Note{}, err
 	}
 	want := NormalizeTitle(in.Title)
-	all, err := joplin.ListAll[apiNote](ctx, o.c, "/notes", url.Values{
-		"fields": {"id,parent_id,title,deleted_time"}, "include_deleted": {"1"},
-	}, o.limits.MaxScan)
+	same, err := o.collectNotes(ctx, "id,parent_id,title,deleted_time", func(n apiNote) bool {
+		return n.ParentID == in.NotebookID && NormalizeTitle(n.Title) == want
+	})
 	if err != nil {
 		return Note{}, err
 	}
-	var matches []match
-	for _, n := range all {
-		if n.ParentID == in.NotebookID && NormalizeTitle(n.Title) == want {
+	if len(same) > 0 {
+		matches := make([]match, 0, len(same))
+		for _, n := range same {
 			matches = append(matches, match{ID: n.ID, Trashed: n.DeletedTime > 0})
 		}
-	}
-	if len(matches) > 0 {
 		return Note{}, alreadyExists(domainerr.NoteAlreadyExists, "note", "update_note", "restore_note", matches)
 	}
 

@@ -192,7 +192,7 @@ func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (create
 	o.createMu.Lock()
 	defer o.createMu.Unlock()
 	if in.NoteID != "" {
-		if err := o.checkAttachable(ctx, in.NoteID); err != nil {
+		if err := o.liveNote(ctx, in.NoteID); err != nil {
 			return createResourceOut{}, err
 		}
 	}
@@ -234,25 +234,12 @@ func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (create
 	return res, nil
 }
 
-// checkAttachable verifies that note id exists and is not in the trash.
-func (o *Ops) checkAttachable(ctx context.Context, id string) error {
-	var n apiNote
-	if err := o.c.Get(ctx, "/notes/"+id, url.Values{"fields": {"id,deleted_time"}}, &n); err != nil {
-		return missing(err, "note", id)
-	}
-	if n.DeletedTime > 0 {
-		return domainerr.New(domainerr.InvalidArgument, "note %s is in the trash; restore it first", id).
-			WithDetails(map[string]any{"note_id": id, "restore_tool": "restore_note"})
-	}
-	return nil
-}
-
 // attach appends a link to resource r to the body of note noteID: an image
 // link for images, a plain link otherwise.
 func (o *Ops) attach(ctx context.Context, noteID string, r Resource) error {
-	var n apiNote
-	if err := o.c.Get(ctx, "/notes/"+noteID, url.Values{"fields": {"id,body"}}, &n); err != nil {
-		return missing(err, "note", noteID)
+	n, err := o.loadNote(ctx, noteID, "id,body")
+	if err != nil {
+		return err
 	}
 	link := "[" + linkText.Replace(cmp.Or(r.Title, r.Filename)) + "](:/" + r.ID + ")"
 	if strings.HasPrefix(r.Mime, "image/") {

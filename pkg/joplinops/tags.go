@@ -225,9 +225,8 @@ func noteTagSchema() schema.S {
 // noteHasTag checks that the note and the tag exist (NOT_FOUND naming the
 // missing one in details.missing) and reports whether the note has the tag.
 func (o *Ops) noteHasTag(ctx context.Context, in noteTagIn) (bool, error) {
-	var n struct{}
-	if err := o.c.Get(ctx, "/notes/"+in.NoteID, url.Values{"fields": {"id"}}, &n); err != nil {
-		return false, missing(err, "note", in.NoteID)
+	if _, err := o.loadNote(ctx, in.NoteID, "id"); err != nil {
+		return false, err
 	}
 	if _, err := o.loadTag(ctx, in.TagID); err != nil {
 		return false, err
