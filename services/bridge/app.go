@@ -1,8 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -110,24 +108,12 @@ func ensureTokenFile(path, stateDir, name string, stderr io.Writer) (string, err
 		return "", fmt.Errorf("create state directory: %w", err)
 	}
 	path = filepath.Join(stateDir, name)
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	created, err := writeNewToken(path)
+	if err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	switch {
-	case errors.Is(err, os.ErrExist):
-		return path, nil
-	case err != nil:
-		return "", fmt.Errorf("create token file: %w", err)
+	if created {
+		fmt.Fprintf(stderr, "notebridge: generated a bearer token in %s\n", path)
 	}
-	if _, err := f.WriteString(hex.EncodeToString(b[:]) + "\n"); err != nil {
-		f.Close()
-		return "", fmt.Errorf("write token file: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return "", fmt.Errorf("write token file: %w", err)
-	}
-	fmt.Fprintf(stderr, "notebridge: generated a bearer token in %s\n", path)
 	return path, nil
 }
