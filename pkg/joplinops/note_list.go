@@ -176,11 +176,17 @@ func pageLocally(rows []apiNote, in listNotesIn) listNotesOut {
 		}
 		return less(kept[i], kept[j])
 	})
-	start := min((in.Page-1)*in.Limit, len(kept))
-	end := min(start+in.Limit, len(kept))
+	start, end := pageBounds(in.Page, in.Limit, len(kept))
 	out := listNotesOut{Notes: make([]Note, 0, end-start), Page: in.Page, HasMore: end < len(kept)}
 	for _, n := range kept[start:end] {
 		out.Notes = append(out.Notes, n.toNote(in.IncludeBody))
 	}
 	return out
+}
+
+// pageBounds returns the slice bounds of 1-based page of size limit over n
+// items collected by the bridge itself.
+func pageBounds(page, limit, n int) (start, end int) {
+	start = min((page-1)*limit, n)
+	return start, min(start+limit, n)
 }

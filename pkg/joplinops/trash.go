@@ -79,8 +79,7 @@ func (o *Ops) listTrash() registry.Operation {
 				}
 				return items[i].ID < items[j].ID
 			})
-			start := min((in.Page-1)*in.Limit, len(items))
-			end := min(start+in.Limit, len(items))
+			start, end := pageBounds(in.Page, in.Limit, len(items))
 			return listTrashOut{Items: nonNil(items[start:end]), Page: in.Page, HasMore: end < len(items), Total: len(items)}, nil
 		}))
 }
