@@ -35,6 +35,11 @@ const (
 	ResponseTooLarge      Code = "RESPONSE_TOO_LARGE"
 	Unauthenticated       Code = "UNAUTHENTICATED"
 	OriginNotAllowed      Code = "ORIGIN_NOT_ALLOWED"
+	ResourceLimit         Code = "RESOURCE_LIMIT"
+	PathRejected          Code = "PATH_REJECTED"
+	ValidationFailed      Code = "VALIDATION_FAILED"
+	RevisionConflict      Code = "REVISION_CONFLICT"
+	BundleCorrupt         Code = "BUNDLE_CORRUPT"
 	Internal              Code = "INTERNAL"
 )
 
@@ -43,7 +48,8 @@ var AllCodes = []Code{
 	InvalidArgument, UnknownOperation, NotExposed, RequestTooLarge, NestingTooDeep,
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
-	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed, Internal,
+	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed,
+	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must

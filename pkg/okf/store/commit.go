@@ -1,0 +1,310 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+)
+
+// The commit steps, in order, as passed to Options.Hook. "apply:<i>" runs
+// before the i-th file (0-based) is published.
+const (
+	StepLocked    = "locked"
+	StepStaged    = "staged"
+	StepJournaled = "journaled" // the point of no return has passed
+	StepApplied   = "applied"
+	StepVerified  = "verified"
+	StepReceipted = "receipted"
+)
+
+// FileChange is one file a commit writes or deletes.
+type FileChange struct {
+	Path    string
+	Content []byte // nil deletes the file
+	// ExpectSHA, when ExpectSet, is the hex digest the file must have at
+	// commit ("" meaning absent); otherwise its current state is the base.
+	ExpectSHA string
+	ExpectSet bool
+}
+
+// Request is one change to commit.
+type Request struct {
+	Kind          string // e.g. "write_concept"
+	Key           string // idempotency key, hex, derived by the caller
+	RequestDigest string
+	ChangeID      string
+	Actor         string
+	// ExpectedRevision, when set, must equal the revision at commit.
+	ExpectedRevision string
+	Files            []FileChange
+	// Replayable decides whether a receipt already stored under Key may be
+	// returned instead of committing; nil means always.
+	Replayable func(Receipt) (bool, error) `json:"-"`
+}
+
+// ReceiptFile is one changed file in a receipt.
+type ReceiptFile struct {
+	Path      string `json:"path"`
+	BaseSHA   string `json:"base_sha256,omitempty"`
+	ResultSHA string `json:"result_sha256,omitempty"`
+}
+
+// Receipt is the durable record of a committed change.
+type Receipt struct {
+	Format         int           `json:"format"`
+	Kind           string        `json:"kind"`
+	Key            string        `json:"idempotency_key"`
+	RequestDigest  string        `json:"request_digest"`
+	ChangeID       string        `json:"change_id"`
+	Actor          string        `json:"actor"`
+	BaseRevision   string        `json:"base_revision"`
+	ResultRevision string        `json:"result_revision"`
+	Files          []ReceiptFile `json:"files"`
+	CommittedAt    string        `json:"committed_at"`
+	Seq            int64         `json:"seq"`
+}
+
+// Outcome is what Commit reports.
+type Outcome struct {
+	Receipt  Receipt
+	Replayed bool // an existing durable receipt was returned; nothing written
+	Noop     bool // the bundle already held the requested content; nothing written
+}
+
+// journal is the commit record written before any bundle file changes.
+type journal struct {
+	Format  int            `json:"format"`
+	TxID    string         `json:"txid"`
+	Receipt Receipt        `json:"receipt"`
+	Files   []journalEntry `json:"files"`
+}
+
+type journalEntry struct {
+	Path      string `json:"path"`
+	BaseSHA   string `json:"base_sha256"`   // "" = absent
+	ResultSHA string `json:"result_sha256"` // "" = deleted
+	Stage     string `json:"stage,omitempty"`
+	Mode      uint32 `json:"mode,omitempty"`
+}
+
+// Commit applies req atomically with respect to crashes: afterwards the
+// bundle is byte-exactly at its base or its result, and a durable receipt
+// exists for every result.
+func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
+	if err := validateRequest(req); err != nil {
+		return Outcome{}, err
+	}
+	lease, err := s.LockExclusive(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer lease.Release()
+	if err := s.recoverLocked(); err != nil {
+		return Outcome{}, err
+	}
+	if err := s.step(StepLocked); err != nil {
+		return Outcome{}, err
+	}
+	if rec, ok, err := s.loadReceipt(req.Key); err != nil {
+		return Outcome{}, err
+	} else if ok {
+		replay := true
+		if req.Replayable != nil {
+			if replay, err = req.Replayable(rec); err != nil {
+				return Outcome{}, err
+			}
+		}
+		if replay {
+			return Outcome{Receipt: rec, Replayed: true}, nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Outcome{}, cancelled()
+	}
+
+	base, err := Snapshot(s.root, s.opt.Limits, true)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if req.ExpectedRevision != "" && req.ExpectedRevision != base.Revision {
+		return Outcome{}, domainerr.Retryable(domainerr.RevisionConflict,
+			"the bundle revision moved since the plan was made; nothing was written").
+			WithDetails(map[string]any{"expected_revision": req.ExpectedRevision, "current_revision": base.Revision})
+	}
+	entries, err := s.plan(base, req)
+	if err != nil {
+		return Outcome{}, err
+	}
+	result := applyToManifest(base, entries)
+	rec := Receipt{
+		Format: 1, Kind: req.Kind, Key: req.Key, RequestDigest: req.RequestDigest, ChangeID: req.ChangeID,
+		Actor: req.Actor, BaseRevision: base.Revision, ResultRevision: result.Revision,
+		CommittedAt: time.Now().UTC().Format(time.RFC3339Nano), Seq: time.Now().UnixNano(),
+	}
+	for _, e := range entries {
+		rec.Files = append(rec.Files, ReceiptFile{Path: e.Path, BaseSHA: e.BaseSHA, ResultSHA: e.ResultSHA})
+	}
+	if len(entries) == 0 {
+		return Outcome{Receipt: rec, Noop: true}, nil
+	}
+
+	j := journal{Format: 1, TxID: newTxID(), Receipt: rec, Files: entries}
+	if err := s.stage(&j, req); err != nil {
+		s.cleanStage(j.TxID)
+		return Outcome{}, err
+	}
+	if err := s.step(StepStaged); err != nil {
+		return Outcome{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		s.cleanStage(j.TxID)
+		return Outcome{}, cancelled()
+	}
+	raw, err := json.Marshal(j)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("store: encode journal: %w", err)
+	}
+	if err := s.root.WriteFileSynced(journalPath, raw, 0o600); err != nil {
+		s.cleanStage(j.TxID)
+		return Outcome{}, fmt.Errorf("store: write journal: %w", err)
+	}
+	// Point of no return: from here the commit completes, now or in recovery.
+	if err := s.step(StepJournaled); err != nil {
+		return Outcome{}, err
+	}
+	if err := s.finish(j, false); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Receipt: rec}, nil
+}
+
+func cancelled() error {
+	return domainerr.Retryable(domainerr.Cancelled, "the commit was cancelled before its point of no return; nothing was written")
+}
+
+func validateRequest(req Request) error {
+	if !keyPattern.MatchString(req.Key) || req.Kind == "" || req.ChangeID == "" || len(req.Files) == 0 {
+		return fmt.Errorf("store: incomplete commit request")
+	}
+	seen := map[string]bool{}
+	for _, f := range req.Files {
+		if seen[f.Path] {
+			return fmt.Errorf("store: file %q changed twice in one commit", f.Path)
+		}
+		seen[f.Path] = true
+		if f.Path == Dir || len(f.Path) > len(Dir) && f.Path[:len(Dir)+1] == Dir+"/" {
+			return fmt.Errorf("store: commits may not touch %s", Dir)
+		}
+	}
+	return nil
+}
+
+// plan re-hashes every file the request touches (never trusting the cache)
+// and keeps the ones whose content actually changes, root index.md last.
+func (s *Store) plan(base Manifest, req Request) ([]journalEntry, error) {
+	var out []journalEntry
+	for _, f := range req.Files {
+		cur, err := HashFile(s.root, f.Path, s.opt.Limits.MaxFileBytes)
+		if err != nil {
+			return nil, err
+		}
+		if cur != base.Lookup(f.Path) {
+			return nil, domainerr.Retryable(domainerr.RevisionConflict,
+				"file %q changed while the commit was prepared; nothing was written", f.Path)
+		}
+		if f.ExpectSet && cur != f.ExpectSHA {
+			return nil, domainerr.Retryable(domainerr.RevisionConflict,
+				"file %q is not in the state the plan was made against; nothing was written", f.Path).
+				WithDetails(map[string]any{"path": f.Path})
+		}
+		want := ""
+		if f.Content != nil {
+			want = SHA256Hex(f.Content)
+		}
+		if want == cur {
+			continue
+		}
+		var mode uint32 = 0o644
+		if cur != "" {
+			if st, err := s.root.Lstat(f.Path); err == nil {
+				mode = st.Mode & 0o777
+			}
+		}
+		out = append(out, journalEntry{Path: f.Path, BaseSHA: cur, ResultSHA: want, Mode: mode})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[j].Path == "index.md" && out[i].Path != "index.md" })
+	return out, nil
+}
+
+func applyToManifest(base Manifest, entries []journalEntry) Manifest {
+	m := map[string]string{}
+	for _, f := range base.Files {
+		m[f.Path] = f.SHA
+	}
+	for _, e := range entries {
+		if e.ResultSHA == "" {
+			delete(m, e.Path)
+		} else {
+			m[e.Path] = e.ResultSHA
+		}
+	}
+	files := make([]FileState, 0, len(m))
+	for p, sum := range m {
+		files = append(files, FileState{Path: p, SHA: sum})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
+	return Manifest{Files: files, Revision: RevisionOf(files)}
+}
+
+func newTxID() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("store: random source failed: %v", err))
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// stage writes each payload under .okf/stage/<txid>/ and fsyncs it.
+func (s *Store) stage(j *journal, req Request) error {
+	dir := stageDir + "/" + j.TxID
+	if err := s.root.MkdirAll(dir); err != nil {
+		return fmt.Errorf("store: create stage: %w", err)
+	}
+	content := map[string][]byte{}
+	for _, f := range req.Files {
+		content[f.Path] = f.Content
+	}
+	for i := range j.Files {
+		e := &j.Files[i]
+		if e.ResultSHA == "" {
+			continue
+		}
+		e.Stage = dir + "/" + strconv.Itoa(i)
+		if err := s.root.WriteFileSynced(e.Stage, content[e.Path], os.FileMode(e.Mode)); err != nil {
+			return fmt.Errorf("store: stage payload: %w", err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) cleanStage(txid string) {
+	dir := stageDir + "/" + txid
+	d, err := s.root.OpenDir(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		s.root.Remove(dir + "/" + n)
+	}
+	s.root.RemoveDir(dir)
+}

@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/safefs"
+)
+
+// finish publishes a durable journal's files (root index.md last, as the
+// journal orders them), verifies, writes the receipt and cleans up. It is
+// idempotent: files already in their result state are skipped, so recovery
+// reuses it.
+func (s *Store) finish(j journal, recovering bool) error {
+	for i, e := range j.Files {
+		if err := s.step("apply:" + strconv.Itoa(i)); err != nil {
+			return err
+		}
+		cur, err := HashFile(s.root, e.Path, s.opt.Limits.MaxFileBytes)
+		if err != nil {
+			return fmt.Errorf("store: apply %q: %w", e.Path, err)
+		}
+		if cur == e.ResultSHA {
+			continue
+		}
+		if cur != e.BaseSHA {
+			return corrupt("file %q is in neither its base nor its result state", e.Path)
+		}
+		if e.ResultSHA == "" {
+			if err := s.root.Remove(e.Path); err != nil {
+				return fmt.Errorf("store: delete %q: %w", e.Path, err)
+			}
+			continue
+		}
+		if dir := parent(e.Path); dir != "" {
+			if err := s.root.MkdirAll(dir); err != nil {
+				return fmt.Errorf("store: create directory for %q: %w", e.Path, err)
+			}
+		}
+		if err := s.root.Rename(e.Stage, e.Path); err != nil {
+			return fmt.Errorf("store: publish %q: %w", e.Path, err)
+		}
+	}
+	if err := s.step(StepApplied); err != nil {
+		return err
+	}
+	if recovering {
+		// Other files may legitimately have changed since the crash; only
+		// the journal's own files must be in their result state.
+		for _, e := range j.Files {
+			if cur, err := HashFile(s.root, e.Path, s.opt.Limits.MaxFileBytes); err != nil || cur != e.ResultSHA {
+				return corrupt("file %q did not reach its result state", e.Path)
+			}
+		}
+	} else {
+		after, err := Snapshot(s.root, s.opt.Limits, true)
+		if err != nil {
+			return fmt.Errorf("store: verify result: %w", err)
+		}
+		if after.Revision != j.Receipt.ResultRevision {
+			return corrupt("the bundle changed outside the lease during the commit; the journal is kept for inspection")
+		}
+	}
+	if err := s.step(StepVerified); err != nil {
+		return err
+	}
+	if err := s.writeReceipt(j.Receipt); err != nil {
+		return err
+	}
+	if err := s.step(StepReceipted); err != nil {
+		return err
+	}
+	if err := s.root.Remove(journalPath); err != nil {
+		return fmt.Errorf("store: remove journal: %w", err)
+	}
+	s.cleanStage(j.TxID)
+	s.pruneReceipts()
+	return nil
+}
+
+func parent(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+func corrupt(format string, args ...any) error {
+	return domainerr.New(domainerr.BundleCorrupt, format, args...)
+}
+
+// Recover completes or discards an interrupted commit under the exclusive
+// lease. Writers call it implicitly; it is exported for tools and tests.
+func (s *Store) Recover() error {
+	lease, err := s.LockExclusive(context.Background())
+	if err != nil {
+		return err
+	}
+	defer lease.Release()
+	return s.recoverLocked()
+}
+
+func (s *Store) recoverLocked() error {
+	pending, err := JournalPending(s.root)
+	if err != nil {
+		return err
+	}
+	if !pending {
+		s.sweepStale()
+		return nil
+	}
+	raw, err := s.root.ReadFile(journalPath, 64<<20)
+	if err != nil {
+		return corrupt("the commit journal cannot be read")
+	}
+	var j journal
+	if err := json.Unmarshal(raw, &j); err != nil || j.Format != 1 || j.TxID == "" || !keyPattern.MatchString(j.Receipt.Key) {
+		return corrupt("the commit journal is malformed")
+	}
+	for _, e := range j.Files {
+		if _, err := safefs.SplitRel(e.Path); err != nil {
+			return corrupt("the commit journal names an invalid path")
+		}
+		cur, err := HashFile(s.root, e.Path, s.opt.Limits.MaxFileBytes)
+		if err != nil {
+			return corrupt("file %q of the interrupted commit cannot be read", e.Path)
+		}
+		switch cur {
+		case e.ResultSHA:
+		case e.BaseSHA:
+			if e.ResultSHA != "" {
+				if !strings.HasPrefix(e.Stage, stageDir+"/"+j.TxID+"/") {
+					return corrupt("the commit journal names an invalid stage")
+				}
+				staged, err := HashFile(s.root, e.Stage, s.opt.Limits.MaxFileBytes)
+				if err != nil || staged != e.ResultSHA {
+					return corrupt("the staged payload for %q is missing or damaged", e.Path)
+				}
+			}
+		default:
+			return corrupt("file %q is in neither its base nor its result state", e.Path)
+		}
+	}
+	return s.finish(j, true)
+}
+
+// sweepStale removes stage directories and temporary files that a commit
+// interrupted before its journal became durable left behind.
+func (s *Store) sweepStale() {
+	if d, err := s.root.OpenDir(stageDir); err == nil {
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, n := range names {
+			s.cleanStage(n)
+		}
+	}
+	for _, dir := range []string{Dir, receiptDir} {
+		d, err := s.root.OpenDir(dir)
+		if err != nil {
+			continue
+		}
+		names, _ := d.Readdirnames(-1)
+		d.Close()
+		for _, n := range names {
+			if strings.HasPrefix(n, ".") && strings.Contains(n, ".tmp-") {
+				s.root.Remove(dir + "/" + n)
+			}
+		}
+	}
+}
+
+var keyPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+func receiptPath(key string) string { return receiptDir + "/" + key + ".json" }
+
+// loadReceipt returns the receipt stored under key, if any.
+func (s *Store) loadReceipt(key string) (Receipt, bool, error) {
+	raw, err := s.root.ReadFile(receiptPath(key), 16<<20)
+	if err != nil {
+		if safefs.IsCode(err, safefs.CodeNotFound) {
+			return Receipt{}, false, nil
+		}
+		return Receipt{}, false, err
+	}
+	var r Receipt
+	if err := json.Unmarshal(raw, &r); err != nil || r.Key != key {
+		return Receipt{}, false, corrupt("a stored receipt is malformed")
+	}
+	return r, true, nil
+}
+
+// LookupReceipt returns the receipt stored under key without taking the
+// exclusive lease; it writes nothing.
+func (s *Store) LookupReceipt(key string) (Receipt, bool, error) {
+	if !keyPattern.MatchString(key) {
+		return Receipt{}, false, nil
+	}
+	return s.loadReceipt(key)
+}
+
+func (s *Store) writeReceipt(r Receipt) error {
+	if err := s.root.MkdirAll(receiptDir); err != nil {
+		return fmt.Errorf("store: create receipts: %w", err)
+	}
+	raw, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("store: encode receipt: %w", err)
+	}
+	if err := s.root.WriteFileSynced(receiptPath(r.Key), append(raw, '\n'), 0o600); err != nil {
+		return fmt.Errorf("store: write receipt: %w", err)
+	}
+	return nil
+}
+
+// pruneReceipts keeps the newest Retention receipts. It runs only once the
+// count exceeds the bound by a tenth, so a commit rarely pays for it.
+func (s *Store) pruneReceipts() {
+	d, err := s.root.OpenDir(receiptDir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	if len(names) <= s.opt.Retention+s.opt.Retention/10 {
+		return
+	}
+	type aged struct {
+		name string
+		ns   int64
+	}
+	var all []aged
+	for _, n := range names {
+		if st, err := s.root.Lstat(receiptDir + "/" + n); err == nil {
+			all = append(all, aged{n, st.Mtim.Nano()})
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].ns < all[j].ns })
+	for _, a := range all[:max(0, len(all)-s.opt.Retention)] {
+		s.root.Remove(receiptDir + "/" + a.name)
+	}
+}

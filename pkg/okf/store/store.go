@@ -1,0 +1,161 @@
+// Package store is the transactional, crash-safe writer for one OKF bundle.
+// Its private state lives in the bundle's .okf/ directory: a lease file for
+// flock, staged payloads, the commit journal and durable receipts. A commit
+// is compare-and-swap on the bundle revision; once the journal is durable
+// (the point of no return) the commit always completes, here or in the
+// recovery that runs when a writer next opens the store.
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/safefs"
+	"golang.org/x/sys/unix"
+)
+
+// Paths inside the bundle used by the store.
+const (
+	Dir         = ".okf"
+	lockPath    = Dir + "/lock"
+	journalPath = Dir + "/journal"
+	stageDir    = Dir + "/stage"
+	receiptDir  = Dir + "/receipts"
+)
+
+// Options configure a Store.
+type Options struct {
+	Limits Limits
+	// Retention bounds how many receipts are kept (oldest go first).
+	Retention int
+	// Hook, when set, is called at each commit step (see Steps). Tests use it
+	// to inject faults; a returned error aborts the commit at that step.
+	Hook func(step string) error
+}
+
+// DefaultRetention keeps the last 1,000 receipts.
+const DefaultRetention = 1000
+
+// Store commits changes to one bundle.
+type Store struct {
+	root *safefs.Root
+	opt  Options
+}
+
+// New wraps an open bundle root. It touches nothing on disk.
+func New(root *safefs.Root, opt Options) *Store {
+	if opt.Limits == (Limits{}) {
+		opt.Limits = DefaultLimits
+	}
+	if opt.Retention <= 0 {
+		opt.Retention = DefaultRetention
+	}
+	return &Store{root: root, opt: opt}
+}
+
+// Root returns the bundle root the store writes.
+func (s *Store) Root() *safefs.Root { return s.root }
+
+// Lease is a held flock on .okf/lock.
+type Lease struct{ fd int }
+
+// Release drops the lease.
+func (l *Lease) Release() {
+	if l != nil && l.fd >= 0 {
+		unix.Flock(l.fd, unix.LOCK_UN)
+		unix.Close(l.fd)
+		l.fd = -1
+	}
+}
+
+// LockExclusive creates .okf/ when needed and takes the exclusive lease,
+// waiting until ctx ends. Commit and recovery run under it.
+func (s *Store) LockExclusive(ctx context.Context) (*Lease, error) {
+	if err := s.root.MkdirAll(Dir); err != nil {
+		return nil, err
+	}
+	f, err := s.root.OpenLockFile(lockPath, true)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.Dup(int(f.Fd()))
+	f.Close()
+	if err != nil {
+		return nil, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
+	}
+	unix.CloseOnExec(fd)
+	return flockWait(ctx, fd, unix.LOCK_EX)
+}
+
+// LockShared takes the shared lease that readers hold. It writes nothing:
+// without an existing .okf/lock there is no writer to exclude, so it
+// returns a nil lease.
+func LockShared(ctx context.Context, root *safefs.Root) (*Lease, error) {
+	f, err := root.OpenLockFile(lockPath, false)
+	if err != nil {
+		if safefs.IsCode(err, safefs.CodeNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	fd, err := unix.Dup(int(f.Fd()))
+	f.Close()
+	if err != nil {
+		return nil, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
+	}
+	unix.CloseOnExec(fd)
+	return flockWait(ctx, fd, unix.LOCK_SH)
+}
+
+func flockWait(ctx context.Context, fd, how int) (*Lease, error) {
+	delay := time.Millisecond
+	for {
+		err := unix.Flock(fd, how|unix.LOCK_NB)
+		if err == nil {
+			return &Lease{fd: fd}, nil
+		}
+		if err != unix.EWOULDBLOCK && err != unix.EINTR {
+			unix.Close(fd)
+			return nil, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			unix.Close(fd)
+			return nil, domainerr.Retryable(domainerr.Busy, "another writer holds the bundle lease; nothing was written")
+		case <-t.C:
+		}
+		if delay < 50*time.Millisecond {
+			delay *= 2
+		}
+	}
+}
+
+// JournalPending reports whether an interrupted commit awaits recovery. It
+// writes nothing.
+func JournalPending(root *safefs.Root) (bool, error) {
+	_, err := root.Lstat(journalPath)
+	if err == nil {
+		return true, nil
+	}
+	if safefs.IsCode(err, safefs.CodeNotFound) {
+		return false, nil
+	}
+	return false, err
+}
+
+func (s *Store) step(name string) error {
+	if s.opt.Hook == nil {
+		return nil
+	}
+	if err := s.opt.Hook(name); err != nil {
+		return errors.Join(errInjected, err)
+	}
+	return nil
+}
+
+// errInjected marks a failure injected by a test hook.
+var errInjected = errors.New("injected fault")
