@@ -9,17 +9,19 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/okfops"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // Toolsets lists the known toolsets, in catalog order.
-var Toolsets = []string{joplinops.Toolset}
+var Toolsets = []string{joplinops.Toolset, okfops.Toolset}
 
 // Config is what the operation sets need at construction. Building the
 // catalog does no network or disk I/O.
 type Config struct {
 	Joplin       *joplin.Client
 	JoplinLimits joplinops.Limits
+	OKF          okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
 }
@@ -54,6 +56,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 	var ops []registry.Operation
 	if contains(enabled, joplinops.Toolset) {
 		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits)...)
+	}
+	if contains(enabled, okfops.Toolset) {
+		ops = append(ops, okfops.Operations(cfg.OKF)...)
 	}
 	return registry.New(ops...)
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/journal"
+	"github.com/notebridge/notebridge/pkg/okf/bundle"
+	"github.com/notebridge/notebridge/pkg/okfops"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -63,7 +65,14 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if limits.MaxResourceBytes <= 0 {
 		return nil, errors.New("--max-resource-bytes must be positive")
 	}
-	reg, err := catalog.Build(catalog.Config{Joplin: jc, JoplinLimits: limits, Enabled: toolsets})
+	okfRoots := splitList(c.OKFRoots)
+	if err := bundle.CheckRoots(okfRoots); err != nil {
+		return nil, fmt.Errorf("--okf-roots: %w", err)
+	}
+	reg, err := catalog.Build(catalog.Config{
+		Joplin: jc, JoplinLimits: limits, Enabled: toolsets,
+		OKF: okfops.Config{AllowedRoots: okfRoots},
+	})
 	if err != nil {
 		return nil, err
 	}

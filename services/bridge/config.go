@@ -32,6 +32,7 @@ type config struct {
 	MaxActive       int
 	MaxDepth        int
 	MaxResource     int64
+	OKFRoots        string
 
 	ActionsEnabled       bool
 	ActionsTokenFile     string
@@ -74,6 +75,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.IntVar(&c.MaxDepth, "max-depth", executor.DefaultLimits.MaxDepth, "maximum JSON nesting of arguments")
 	fs.Int64Var(&c.MaxResource, "max-resource-bytes", joplinops.DefaultLimits.MaxResourceBytes, "maximum decoded size of one resource (raise --max-request-bytes to about 4/3 of it plus 1 MiB)")
 	fs.Int64Var(&c.MaxRequestBytes, "max-request-bytes", int64(executor.DefaultLimits.MaxArgBytes), "maximum size of one request")
+	fs.StringVar(&c.OKFRoots, "okf-roots", "", "comma-separated absolute directories that OKF bundle_path must lie in; when set, OKF tools are also served over MCP HTTP (never over Actions)")
 	if withHTTP {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
 		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")
@@ -122,4 +124,15 @@ func (c *config) logger() *slog.Logger {
 		level = slog.LevelInfo
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }

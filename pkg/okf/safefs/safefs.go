@@ -58,6 +58,9 @@ func (e *PathError) Error() string {
 	case CodeNotRegular:
 		return where + " is not a regular file"
 	case CodeBadPath:
+		if e.Rel == "" {
+			return "path is not a valid bundle-relative path"
+		}
 		return where + " is not a valid bundle-relative path"
 	case CodeTooLarge:
 		return where + " exceeds the size limit"
@@ -169,7 +172,10 @@ func (r *Root) FD() int { return int(r.dir.Fd()) }
 // refuses absolute paths, empty, "." and ".." components, backslashes and
 // NUL bytes.
 func SplitRel(rel string) ([]string, error) {
-	if rel == "" || strings.HasPrefix(rel, "/") || strings.ContainsAny(rel, "\\\x00") {
+	if strings.HasPrefix(rel, "/") {
+		return nil, &PathError{Code: CodeBadPath} // never echo an absolute path
+	}
+	if rel == "" || strings.ContainsAny(rel, "\\\x00") {
 		return nil, &PathError{Code: CodeBadPath, Rel: printable(rel)}
 	}
 	parts := strings.Split(rel, "/")

@@ -181,7 +181,15 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if err := s.finish(j, false); err != nil {
-		return Outcome{}, err
+		if de, ok := domainerr.As(err); ok && de.Code == domainerr.BundleCorrupt {
+			return Outcome{}, err
+		}
+		if _, ok, _ := s.loadReceipt(rec.Key); ok {
+			return Outcome{Receipt: rec}, nil // a confirmed receipt is success
+		}
+		return Outcome{}, domainerr.Retryable(domainerr.WriteOutcomeUnknown,
+			"the commit passed its point of no return but did not finish; the next write to this bundle completes it. Retry the identical request to obtain its receipt").
+			WithDetails(map[string]any{"idempotency_key": rec.Key})
 	}
 	return Outcome{Receipt: rec}, nil
 }

@@ -76,9 +76,9 @@ func (s *Store) finish(j journal, recovering bool) error {
 	if err := s.step(StepReceipted); err != nil {
 		return err
 	}
-	if err := s.root.Remove(journalPath); err != nil {
-		return fmt.Errorf("store: remove journal: %w", err)
-	}
+	// The receipt is durable: the change is confirmed. Clean-up failures
+	// only leave a journal that the next recovery finds already complete.
+	s.root.Remove(journalPath)
 	s.cleanStage(j.TxID)
 	s.pruneReceipts()
 	return nil

@@ -1,0 +1,135 @@
+package bundle
+
+import (
+	"context"
+	"runtime"
+	"sync"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/safefs"
+)
+
+// File is one visible regular file of the bundle.
+type File struct {
+	Rel  string
+	ID   string // concept id, "" for index.md, log.md and non-Markdown files
+	Size int64
+}
+
+// Files lists the visible files in path order (hidden entries and .okf/
+// are skipped). A symlink or special file is PATH_REJECTED; more files than
+// MaxFiles or deeper nesting than MaxDepth is RESOURCE_LIMIT.
+func (b *Bundle) Files(ctx context.Context) ([]File, error) {
+	var out []File
+	err := b.Root.Walk(safefs.WalkOptions{MaxDepth: b.Limits.MaxDepth, SkipHidden: true}, func(e safefs.Entry) error {
+		if len(out) >= b.Limits.MaxFiles {
+			return domainerr.New(domainerr.ResourceLimit, "the bundle has more than %d files", b.Limits.MaxFiles).
+				WithDetails(map[string]any{"limit": "max_files", "value": b.Limits.MaxFiles})
+		}
+		if len(out)%1024 == 0 && ctx.Err() != nil {
+			return domainerr.Retryable(domainerr.Cancelled, "the scan was cancelled")
+		}
+		out = append(out, File{Rel: e.Rel, ID: IDOf(e.Rel), Size: e.Stat.Size})
+		return nil
+	})
+	if err != nil {
+		return nil, PathErr(err)
+	}
+	return out, nil
+}
+
+// Parsed is one concept read by a scan. Exactly one of Doc and Err is set;
+// Err is a *doc.ParseError for a malformed document, or a domain error
+// (size limit, symlink swapped in) for one that could not be read.
+type Parsed struct {
+	File File
+	Doc  *doc.Document
+	Err  error
+}
+
+// ScanMode says how much of each concept a scan reads.
+type ScanMode int
+
+// Scan modes.
+const (
+	FrontmatterOnly ScanMode = iota // stop reading at the closing fence
+	WholeFile                       // read the body too (bounded by MaxFileBytes)
+)
+
+// Scan parses the given concept files on a few workers and calls fn for each
+// in input order. Only a window of results is held at once. fn returning an
+// error stops the scan with that error.
+func (b *Bundle) Scan(ctx context.Context, files []File, mode ScanMode, fn func(Parsed) error) error {
+	workers := min(runtime.GOMAXPROCS(0), 8)
+	const window = 256
+	lim := doc.Limits{MaxFrontmatterBytes: b.Limits.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes}
+	for start := 0; start < len(files); start += window {
+		if ctx.Err() != nil {
+			return domainerr.Retryable(domainerr.Cancelled, "the scan was cancelled")
+		}
+		batch := files[start:min(start+window, len(files))]
+		results := make([]Parsed, len(batch))
+		var wg sync.WaitGroup
+		next := make(chan int)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range next {
+					results[i] = b.parse(batch[i], mode, lim)
+				}
+			}()
+		}
+		for i := range batch {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		for _, r := range results {
+			if err := fn(r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (b *Bundle) parse(f File, mode ScanMode, lim doc.Limits) Parsed {
+	if mode == WholeFile {
+		raw, err := b.Root.ReadFile(f.Rel, b.Limits.MaxFileBytes)
+		if err != nil {
+			return Parsed{File: f, Err: PathErr(err)}
+		}
+		d, err := doc.Parse(raw, lim)
+		return Parsed{File: f, Doc: d, Err: err}
+	}
+	fh, st, err := b.Root.OpenFile(f.Rel)
+	if err != nil {
+		return Parsed{File: f, Err: PathErr(err)}
+	}
+	defer fh.Close()
+	if st.Size > b.Limits.MaxFileBytes {
+		return Parsed{File: f, Err: PathErr(&safefs.PathError{Code: safefs.CodeTooLarge, Rel: f.Rel})}
+	}
+	d, err := doc.ParseFrontmatterOnly(fh, lim)
+	return Parsed{File: f, Doc: d, Err: err}
+}
+
+// ReadConcept reads one concept file whole. It reads nothing else.
+func (b *Bundle) ReadConcept(id string) (*doc.Document, []byte, error) {
+	rel, err := ConceptPath(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	raw, err := b.Root.ReadFile(rel, b.Limits.MaxFileBytes)
+	if err != nil {
+		if safefs.IsCode(err, safefs.CodeNotFound) {
+			return nil, nil, domainerr.New(domainerr.NotFound, "concept %q does not exist", id)
+		}
+		return nil, nil, PathErr(err)
+	}
+	lim := doc.Limits{MaxFrontmatterBytes: b.Limits.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes}
+	d, err := doc.Parse(raw, lim)
+	return d, raw, err
+}

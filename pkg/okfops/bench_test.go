@@ -1,0 +1,116 @@
+package okfops
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/okf/safefs"
+	"github.com/notebridge/notebridge/pkg/okf/store"
+	"github.com/notebridge/notebridge/pkg/registry"
+)
+
+var benchSizes = []int{1000, 10000}
+
+func benchExec(b *testing.B) *executor.Executor {
+	reg, err := registry.New(Operations(Config{})...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ex, err := executor.New(reg, executor.DefaultLimits)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return ex
+}
+
+func benchCall(b *testing.B, ex *executor.Executor, name string, args map[string]any) json.RawMessage {
+	raw, _ := json.Marshal(args)
+	out, derr := ex.Call(context.Background(), registry.MCPStdio, name, raw)
+	if derr != nil {
+		b.Fatalf("%s: %v", name, derr)
+	}
+	return out
+}
+
+// BenchmarkListConcepts is list_concepts over a whole bundle, first page,
+// each iteration a fresh call with no in-process cache (list keeps none).
+func BenchmarkListConcepts(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("concepts=%d", n), func(b *testing.B) {
+			dir, ex := genBundle(b, n), benchExec(b)
+			b.ResetTimer()
+			for b.Loop() {
+				benchCall(b, ex, "list_concepts", map[string]any{"bundle_path": dir})
+			}
+		})
+	}
+}
+
+// BenchmarkValidateBundle is validate_bundle over a whole bundle.
+func BenchmarkValidateBundle(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("concepts=%d", n), func(b *testing.B) {
+			dir, ex := genBundle(b, n), benchExec(b)
+			b.ResetTimer()
+			for b.Loop() {
+				benchCall(b, ex, "validate_bundle", map[string]any{"bundle_path": dir})
+			}
+		})
+	}
+}
+
+// BenchmarkRevision computes the bundle revision: "hash" hashes every file,
+// "cached" reuses the stat-keyed digest cache for unchanged files.
+func BenchmarkRevision(b *testing.B) {
+	for _, n := range benchSizes {
+		dir := genBundle(b, n)
+		// Age the files past the cache's racy window so "cached" can trust them.
+		time.Sleep(2100 * time.Millisecond)
+		root, err := safefs.Open(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, mode := range []string{"hash", "cached"} {
+			b.Run(fmt.Sprintf("concepts=%d/%s", n, mode), func(b *testing.B) {
+				if _, err := store.Snapshot(root, store.DefaultLimits, true); err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				for b.Loop() {
+					if _, err := store.Snapshot(root, store.DefaultLimits, mode == "cached"); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		root.Close()
+	}
+}
+
+// BenchmarkWriteConcept is write_concept end to end through the executor,
+// fsyncs included, each iteration new content for one concept. It reports
+// the median as p50-ms.
+func BenchmarkWriteConcept(b *testing.B) {
+	for _, n := range benchSizes {
+		b.Run(fmt.Sprintf("concepts=%d", n), func(b *testing.B) {
+			dir, ex := genBundle(b, n), benchExec(b)
+			var took []time.Duration
+			i := 0
+			b.ResetTimer()
+			for b.Loop() {
+				i++
+				content := fmt.Sprintf("---\ntype: Metric\ntitle: Rewritten %d\nstale_after: 2027-01-01T00:00:00Z\n---\n\n# Definition\n\nVersion %d.\n", i, i)
+				start := time.Now()
+				benchCall(b, ex, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "group000/concept00042", "content": content})
+				took = append(took, time.Since(start))
+			}
+			sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+		})
+	}
+}

@@ -1,0 +1,105 @@
+// Package okfops defines the OKF operation set: reading Open Knowledge
+// Format bundles (list, read, search, neighbors, validate) and replacing a
+// concept through the transactional store. Bundle contents are inert data:
+// no operation runs, fetches or dereferences anything a document names.
+package okfops
+
+import (
+	"context"
+
+	"github.com/notebridge/notebridge/pkg/okf/bundle"
+	"github.com/notebridge/notebridge/pkg/okf/store"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// Toolset is the name users pass to --toolsets to enable these operations.
+const Toolset = "okf"
+
+// Actor is the fixed principal recorded for every OKF write made through
+// these operations. It is metadata, not an authenticated identity.
+const Actor = "okf-mcp"
+
+// Config configures the OKF operations.
+type Config struct {
+	// AllowedRoots, when non-empty, exposes the operations on MCP HTTP too
+	// and confines every bundle_path to these roots. Stdio-only servers
+	// leave it empty: the host's tool policy then decides which bundle the
+	// caller may select.
+	AllowedRoots []string
+	Limits       bundle.Limits
+	// StoreHook is passed to the store (fault injection in tests).
+	StoreHook func(step string) error
+}
+
+// Ops holds the OKF operations' configuration.
+type Ops struct {
+	cfg Config
+}
+
+// Operations returns the OKF operations in catalog order.
+func Operations(cfg Config) []registry.Operation {
+	if cfg.Limits == (bundle.Limits{}) {
+		cfg.Limits = bundle.DefaultLimits
+	}
+	o := &Ops{cfg: cfg}
+	return []registry.Operation{
+		o.listConcepts(), o.readConcept(), o.searchConcepts(), o.getNeighbors(), o.validateBundle(),
+		o.writeConcept(),
+	}
+}
+
+func (o *Ops) exposure() []registry.Transport {
+	if len(o.cfg.AllowedRoots) > 0 {
+		return []registry.Transport{registry.MCPStdio, registry.MCPHTTP}
+	}
+	return []registry.Transport{registry.MCPStdio}
+}
+
+func (o *Ops) op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {
+	return registry.Operation{
+		Name: name, Title: title, Description: desc, Toolset: Toolset,
+		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out),
+		Effect: effect, Exposure: o.exposure(), Handler: h,
+	}
+}
+
+// typed is registry.Typed with the handler's result type fixed.
+func typed[In, Out any](fn func(context.Context, In) (Out, error)) registry.Handler {
+	return registry.Typed(func(ctx context.Context, in In) (any, error) {
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	})
+}
+
+// open opens bundle_path under the path policy.
+func (o *Ops) open(path string) (*bundle.Bundle, error) {
+	return bundle.Open(path, o.cfg.AllowedRoots, o.cfg.Limits)
+}
+
+// readLocked runs fn with the bundle open and the shared lease held, so a
+// read never observes a commit half-applied by a cooperating writer. It
+// writes nothing: without .okf/lock there is no lease to take.
+func (o *Ops) readLocked(ctx context.Context, path string, fn func(*bundle.Bundle) error) error {
+	b, err := o.open(path)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	lease, err := store.LockShared(ctx, b.Root)
+	if err != nil {
+		return bundle.PathErr(err)
+	}
+	defer lease.Release()
+	return fn(b)
+}
+
+// Shared schema fragments.
+var (
+	bundlePathSchema = schema.String("Absolute, clean path of the bundle directory. Symlinked paths are refused.", 1, 4096)
+	conceptIDSchema  = schema.String("Concept id: the bundle-relative path without .md, e.g. tables/orders.", 1, bundle.MaxConceptIDBytes)
+	revisionSchema   = schema.String("Bundle revision, sha256:<hex> over every visible file.", 0, 80)
+)

@@ -1,0 +1,138 @@
+package okfops
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/notebridge/notebridge/pkg/okf/bundle"
+	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+type searchIn struct {
+	BundlePath string `json:"bundle_path"`
+	Query      string `json:"query"`
+	Limit      int    `json:"limit"`
+}
+
+// SearchHit is one search_concepts match.
+type SearchHit struct {
+	ID      string `json:"id"`
+	Title   string `json:"title,omitempty"`
+	Field   string `json:"field"`
+	Snippet string `json:"snippet"`
+}
+
+type searchOut struct {
+	Hits        []SearchHit `json:"hits"`
+	Scanned     int         `json:"scanned"`
+	Unparseable int         `json:"unparseable"`
+	Truncated   bool        `json:"truncated"`
+}
+
+func (o *Ops) searchConcepts() registry.Operation {
+	maxHits := o.cfg.Limits.MaxHits
+	in := schema.Object("", map[string]any{
+		"bundle_path": bundlePathSchema,
+		"query":       schema.String("Literal text; matched case-insensitively (no operators, no regular expressions).", 1, 500),
+		"limit":       schema.Integer("Most hits to return (default 50).", 1, int64(maxHits)),
+	}, "bundle_path", "query")
+	hit := schema.Object("", map[string]any{
+		"id":      conceptIDSchema,
+		"title":   text("Title."),
+		"field":   schema.Enum("First field that matched.", "id", "title", "description", "tags", "body"),
+		"snippet": schema.String("Text around the match.", 0, 1000),
+	}, "id", "field", "snippet")
+	out := schema.Object("", map[string]any{
+		"hits":        schema.Array("Matches in id order.", hit, maxHits),
+		"scanned":     schema.Integer("Concepts examined.", 0, 1_000_000),
+		"unparseable": schema.Integer("Concepts skipped because they do not parse.", 0, 1_000_000),
+		"truncated":   schema.Bool("Whether more concepts matched than were returned."),
+	}, "hits", "scanned", "unparseable", "truncated")
+	desc := "Search concept ids, titles, descriptions, tags and bodies for literal text, case-insensitively, with a bounded number of hits."
+	return o.op("search_concepts", "Search OKF concepts", desc, registry.EffectRead, in, out,
+		typed(func(ctx context.Context, in searchIn) (searchOut, error) {
+			if in.Limit == 0 {
+				in.Limit = min(50, maxHits)
+			}
+			needle := strings.ToLower(in.Query)
+			out := searchOut{Hits: []SearchHit{}}
+			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
+				files, err := b.Files(ctx)
+				if err != nil {
+					return err
+				}
+				return b.Scan(ctx, conceptsOnly(files), bundle.WholeFile, func(p bundle.Parsed) error {
+					if err := scanFailure(p); err != nil {
+						return err
+					}
+					out.Scanned++
+					if p.Err != nil {
+						out.Unparseable++
+						return nil
+					}
+					h, ok := match(p.File.ID, p.Doc, needle)
+					if !ok {
+						return nil
+					}
+					if len(out.Hits) == in.Limit {
+						out.Truncated = true
+						return errStopScan
+					}
+					out.Hits = append(out.Hits, h)
+					return nil
+				})
+			})
+			if err == errStopScan {
+				err = nil
+			}
+			return out, err
+		}))
+}
+
+type stopScan struct{}
+
+func (stopScan) Error() string { return "stop scan" }
+
+var errStopScan error = stopScan{}
+
+// match finds needle (already lower-cased) in the searchable fields.
+func match(id string, d *doc.Document, needle string) (SearchHit, bool) {
+	pr := d.Project()
+	h := SearchHit{ID: id, Title: pr.Title}
+	fields := []struct{ name, value string }{
+		{"id", id}, {"title", pr.Title}, {"description", pr.Description},
+		{"tags", strings.Join(pr.Tags, ", ")}, {"body", string(d.Body())},
+	}
+	for _, f := range fields {
+		if i := strings.Index(strings.ToLower(f.value), needle); i >= 0 {
+			h.Field = f.name
+			h.Snippet = snippet(f.value, i, len(needle))
+			return h, true
+		}
+	}
+	return SearchHit{}, false
+}
+
+// snippet returns up to ~160 bytes around [i, i+n) of s on one line. The
+// index comes from the lower-cased copy, whose byte offsets can drift from
+// s for a few scripts, so it is clamped and aligned to rune starts.
+func snippet(s string, i, n int) string {
+	start, end := max(0, i-70), min(len(s), i+n+70)
+	for start > 0 && !utf8.RuneStart(s[start]) {
+		start--
+	}
+	for end < len(s) && !utf8.RuneStart(s[end]) {
+		end++
+	}
+	out := strings.Join(strings.Fields(s[start:end]), " ")
+	if len(out) > 1000 {
+		out = out[:1000]
+		for !utf8.ValidString(out) {
+			out = out[:len(out)-1]
+		}
+	}
+	return out
+}

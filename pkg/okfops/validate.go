@@ -1,0 +1,176 @@
+package okfops
+
+import (
+	"context"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/okf/bundle"
+	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/store"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+type validateIn struct {
+	BundlePath string `json:"bundle_path"`
+}
+
+// FileProblem is a problem located in one file.
+type FileProblem struct {
+	Path string `json:"path"`
+	doc.Problem
+}
+
+type validateOut struct {
+	Bundle         bundle.Version `json:"bundle"`
+	Conformant     bool           `json:"conformant"`
+	Files          int            `json:"files"`
+	Concepts       int            `json:"concepts"`
+	Errors         int            `json:"errors"`
+	Warnings       int            `json:"warnings"`
+	Problems       []FileProblem  `json:"problems"`
+	Truncated      bool           `json:"truncated"`
+	JournalPending bool           `json:"journal_pending"`
+}
+
+func (o *Ops) validateBundle() registry.Operation {
+	maxProblems := o.cfg.Limits.MaxProblems
+	in := schema.Object("", map[string]any{"bundle_path": bundlePathSchema}, "bundle_path")
+	fp := schema.Object("", map[string]any{
+		"path":     text("Bundle-relative file."),
+		"code":     schema.String("Stable problem code.", 1, 64),
+		"severity": schema.Enum("error breaks conformance (spec §11); warning is soft guidance.", "error", "warning"),
+		"field":    text("Frontmatter path concerned."),
+		"message":  text("Fixed explanation; never echoes document values."),
+	}, "path", "code", "severity", "message")
+	out := schema.Object("", map[string]any{
+		"bundle":          versionSchema,
+		"conformant":      schema.Bool("Whether the bundle meets OKF §11 conformance (no error-severity problems)."),
+		"files":           schema.Integer("Visible files examined.", 0, 1_000_000),
+		"concepts":        schema.Integer("Concept documents examined.", 0, 1_000_000),
+		"errors":          schema.Integer("Error-severity problems (all counted, even when the list is truncated).", 0, 1<<40),
+		"warnings":        schema.Integer("Warnings (all counted).", 0, 1<<40),
+		"problems":        schema.Array("Problems in path order.", fp, maxProblems),
+		"truncated":       schema.Bool("Whether the problem list was cut at its bound."),
+		"journal_pending": schema.Bool("Whether an interrupted commit awaits recovery (the next write completes it)."),
+	}, "bundle", "conformant", "files", "concepts", "errors", "warnings", "problems", "truncated", "journal_pending")
+	desc := "Check a bundle against OKF conformance and the provenance, trust, lifecycle and computation families. A non-conformant bundle is reported as data, not as an error."
+	return o.op("validate_bundle", "Validate an OKF bundle", desc, registry.EffectRead, in, out,
+		typed(func(ctx context.Context, in validateIn) (validateOut, error) {
+			out := validateOut{Problems: []FileProblem{}}
+			add := func(path string, p doc.Problem) {
+				if p.Severity == "error" {
+					out.Errors++
+				} else {
+					out.Warnings++
+				}
+				if len(out.Problems) < maxProblems {
+					out.Problems = append(out.Problems, FileProblem{Path: path, Problem: p})
+				} else {
+					out.Truncated = true
+				}
+			}
+			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
+				pending, err := store.JournalPending(b.Root)
+				if err != nil {
+					return bundle.PathErr(err)
+				}
+				out.JournalPending = pending
+				files, err := b.Files(ctx)
+				if err != nil {
+					return err
+				}
+				out.Files = len(files)
+				declared, ok, err := b.DeclaredVersion()
+				if err != nil {
+					return err
+				}
+				var probe bundle.Probe
+				err = b.Scan(ctx, markdown(files), bundle.WholeFile, func(p bundle.Parsed) error {
+					if err := scanFailure(p); err != nil {
+						return err
+					}
+					if p.File.ID == "" {
+						for _, pr := range checkReserved(p) {
+							add(p.File.Rel, pr)
+						}
+						return nil
+					}
+					out.Concepts++
+					if p.Err != nil {
+						add(p.File.Rel, doc.Problem{Code: parseCode(p.Err), Severity: "error", Message: p.Err.Error()})
+						return nil
+					}
+					probe.Add(p.Doc)
+					for _, pr := range doc.Check(p.Doc) {
+						add(p.File.Rel, pr)
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+				out.Bundle = probe.Result(declared, ok)
+				if out.Bundle.TemporalProfile == "mixed" {
+					add("", doc.Problem{Code: "temporal_profile_mixed", Severity: "warning",
+						Message: "the bundle mixes calendar dates and instants in profile-dependent fields"})
+				}
+				if ok && declared != "0.1" && declared != "0.2" {
+					add("index.md", doc.Problem{Code: "unknown_okf_version", Severity: "warning", Field: "okf_version",
+						Message: "the declared okf_version is not one this server knows; read best-effort"})
+				}
+				if pending {
+					add(".okf/journal", doc.Problem{Code: "commit_pending", Severity: "warning",
+						Message: "an interrupted commit awaits recovery; the next write completes or refuses it"})
+				}
+				return nil
+			})
+			if err != nil {
+				return validateOut{}, err
+			}
+			out.Conformant = out.Errors == 0
+			return out, nil
+		}))
+}
+
+// markdown keeps the .md files of a listing: concepts and reserved files.
+func markdown(files []bundle.File) []bundle.File {
+	out := make([]bundle.File, 0, len(files))
+	for _, f := range files {
+		if strings.HasSuffix(f.Rel, ".md") {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// checkReserved applies §8 and §9 to index.md and log.md: index files carry
+// no frontmatter except okf_version at the root. A hidden or otherwise
+// non-concept .md file reaches here too and is ignored.
+func checkReserved(p bundle.Parsed) []doc.Problem {
+	name := p.File.Rel[strings.LastIndexByte(p.File.Rel, '/')+1:]
+	if p.Err != nil {
+		return []doc.Problem{{Code: parseCode(p.Err), Severity: "error", Message: p.Err.Error()}}
+	}
+	if !p.Doc.HasFrontmatter() {
+		return nil
+	}
+	switch strings.ToLower(name) {
+	case "index.md":
+		if p.File.Rel == "index.md" {
+			for _, k := range p.Doc.Keys() {
+				if k != "okf_version" {
+					return []doc.Problem{{Code: "index_frontmatter_key", Severity: "error", Field: k,
+						Message: "the root index.md may carry only okf_version in its frontmatter"}}
+				}
+			}
+			return nil
+		}
+		return []doc.Problem{{Code: "index_has_frontmatter", Severity: "error",
+			Message: "only the root index.md may carry frontmatter"}}
+	case "log.md":
+		return []doc.Problem{{Code: "log_has_frontmatter", Severity: "warning",
+			Message: "log files are a flat list of dated entries; frontmatter is not part of §9"}}
+	}
+	return nil
+}
