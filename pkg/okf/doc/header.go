@@ -117,6 +117,9 @@ func decodeFrontmatter(fm []byte, lim Limits) (root *yaml.Node, err error) {
 	if len(bytes.TrimSpace(fm)) == 0 {
 		return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 2, Column: 1}, nil
 	}
+	if root, ok := fastParse(fm); ok {
+		return checkTree(root, lim)
+	}
 	defer func() {
 		// The YAML library reports its own errors as values; anything that
 		// escapes as a panic is treated as a syntax error, never a crash.
@@ -153,9 +156,15 @@ func decodeFrontmatter(fm []byte, lim Limits) (root *yaml.Node, err error) {
 		}
 		return nil, perr(CodeFrontmatterNotMapping, root.Line+1, "frontmatter root must be a mapping")
 	}
+	return checkTree(root, lim)
+}
+
+// checkTree enforces lim and the structural restrictions on a decoded root
+// mapping and shifts node lines to file lines.
+func checkTree(root *yaml.Node, lim Limits) (*yaml.Node, error) {
 	w := walker{maxDepth: lim.MaxDepth, maxNodes: lim.MaxNodes}
-	if perr0 := w.walk(root, 1); perr0 != nil {
-		return nil, perr0
+	if err := w.walk(root, 1); err != nil {
+		return nil, err
 	}
 	return root, nil
 }

@@ -180,7 +180,7 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 	if err := s.step(StepJournaled); err != nil {
 		return Outcome{}, err
 	}
-	if err := s.finish(j, false); err != nil {
+	if err := s.finish(j); err != nil {
 		if de, ok := domainerr.As(err); ok && de.Code == domainerr.BundleCorrupt {
 			return Outcome{}, err
 		}
@@ -252,23 +252,24 @@ func (s *Store) plan(base Manifest, req Request) ([]journalEntry, error) {
 	return out, nil
 }
 
+// applyToManifest returns base with the entries' results applied, keeping
+// the files sorted without rebuilding the list from a map.
 func applyToManifest(base Manifest, entries []journalEntry) Manifest {
-	m := map[string]string{}
-	for _, f := range base.Files {
-		m[f.Path] = f.SHA
-	}
+	files := append([]FileState(nil), base.Files...)
 	for _, e := range entries {
-		if e.ResultSHA == "" {
-			delete(m, e.Path)
-		} else {
-			m[e.Path] = e.ResultSHA
+		i := sort.Search(len(files), func(i int) bool { return files[i].Path >= e.Path })
+		found := i < len(files) && files[i].Path == e.Path
+		switch {
+		case e.ResultSHA == "" && found:
+			files = append(files[:i], files[i+1:]...)
+		case e.ResultSHA != "" && found:
+			files[i].SHA = e.ResultSHA
+		case e.ResultSHA != "":
+			files = append(files, FileState{})
+			copy(files[i+1:], files[i:])
+			files[i] = FileState{Path: e.Path, SHA: e.ResultSHA}
 		}
 	}
-	files := make([]FileState, 0, len(m))
-	for p, sum := range m {
-		files = append(files, FileState{Path: p, SHA: sum})
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return Manifest{Files: files, Revision: RevisionOf(files)}
 }
 

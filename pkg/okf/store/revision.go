@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -113,39 +114,46 @@ var DefaultLimits = Limits{MaxFiles: 100_000, MaxFileBytes: 4 << 20, MaxDepth: 3
 // exceeded limit anywhere is an error. useCache lets unchanged files reuse
 // their cached digest.
 func Snapshot(root *safefs.Root, lim Limits, useCache bool) (Manifest, error) {
-	var files []FileState
+	var (
+		mu    sync.Mutex
+		files []FileState
+	)
 	now := time.Now()
-	err := root.Walk(safefs.WalkOptions{MaxDepth: lim.MaxDepth, SkipHidden: true}, func(e safefs.Entry) error {
-		if len(files) >= lim.MaxFiles {
-			return domainerr.New(domainerr.ResourceLimit, "the bundle has more than %d files", lim.MaxFiles).
-				WithDetails(map[string]any{"limit": "max_files", "value": lim.MaxFiles})
-		}
+	walkOpt := safefs.WalkOptions{MaxDepth: lim.MaxDepth, SkipHidden: true}
+	err := root.WalkParallel(walkOpt, snapshotWorkers, func(e safefs.Entry) error {
 		if e.Stat.Size > lim.MaxFileBytes {
 			return tooLarge(e.Rel, lim.MaxFileBytes)
 		}
 		k := keyOf(e.Rel, &e.Stat)
+		sum, ok := "", false
 		if useCache {
-			if sum, ok := digests.get(k); ok {
-				files = append(files, FileState{Path: e.Rel, SHA: sum})
-				return nil
+			sum, ok = digests.get(k)
+		}
+		if !ok {
+			var err error
+			if sum, err = HashFile(root, e.Rel, lim.MaxFileBytes); err != nil {
+				return err
 			}
+			digests.put(k, sum, now)
 		}
-		sum, err := HashFile(root, e.Rel, lim.MaxFileBytes)
-		if err != nil {
-			return err
+		mu.Lock()
+		defer mu.Unlock()
+		if len(files) >= lim.MaxFiles {
+			return domainerr.New(domainerr.ResourceLimit, "the bundle has more than %d files", lim.MaxFiles).
+				WithDetails(map[string]any{"limit": "max_files", "value": lim.MaxFiles})
 		}
-		digests.put(k, sum, now)
 		files = append(files, FileState{Path: e.Rel, SHA: sum})
 		return nil
 	})
 	if err != nil {
 		return Manifest{}, err
 	}
-	// Walk visits directories in name order, which is not byte order of
-	// the joined path ("a/b" vs "a.md"); sort to make the revision canonical.
 	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	return Manifest{Files: files, Revision: RevisionOf(files)}, nil
 }
+
+// snapshotWorkers is how many goroutines walk and hash a bundle.
+var snapshotWorkers = min(runtime.GOMAXPROCS(0), 4)
 
 func tooLarge(rel string, max int64) error {
 	return domainerr.New(domainerr.ResourceLimit, "file %q is larger than %d bytes", rel, max).
