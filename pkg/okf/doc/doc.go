@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -131,7 +132,13 @@ func Parse(src []byte, lim Limits) (*Document, error) {
 func ParseFrontmatterOnly(r io.Reader, lim Limits) (*Document, error) {
 	lim = lim.normalized()
 	limit := headerLimit(lim)
-	buf := make([]byte, 0, min(4096, limit+1))
+	bp := readBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 1<<20 {
+			readBufs.Put(bp)
+		}
+	}()
+	buf := (*bp)[:0]
 	eof := false
 	for {
 		window, atEOF := buf, eof
@@ -152,6 +159,7 @@ func ParseFrontmatterOnly(r io.Reader, lim Limits) (*Document, error) {
 			nb := make([]byte, len(buf), min(2*cap(buf), limit+1))
 			copy(nb, buf)
 			buf = nb
+			*bp = nb
 		}
 		n, rerr := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -163,6 +171,13 @@ func ParseFrontmatterOnly(r io.Reader, lim Limits) (*Document, error) {
 		}
 	}
 }
+
+// readBufs recycles ParseFrontmatterOnly read buffers; the document keeps
+// only a copy of the header bytes.
+var readBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, 4096)
+	return &b
+}}
 
 func finishHeaderOnly(buf []byte, h header, lim Limits) (*Document, error) {
 	end := h.bodyStart

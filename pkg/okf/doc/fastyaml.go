@@ -27,6 +27,7 @@ type fastLine struct {
 
 type fastParser struct {
 	src   []byte
+	str   string // src as a string; scalar values are substrings of it
 	lines []fastLine
 	i     int // current line
 	depth int
@@ -38,7 +39,7 @@ func fastParse(fm []byte) (*yaml.Node, bool) {
 	if !fastEligible(fm) {
 		return nil, false
 	}
-	p := fastParser{src: fm}
+	p := fastParser{src: fm, str: string(fm), slab: make([]yaml.Node, estimateNodes(fm))}
 	if !p.split() {
 		return nil, false
 	}
@@ -57,24 +58,51 @@ func fastParse(fm []byte) (*yaml.Node, bool) {
 	return root, true
 }
 
+// fastSpecial marks bytes that fastEligible must look at.
+var fastSpecial = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = c != '\n'
+	}
+	for _, c := range []byte{0x7f, '#', '\\', 0xC2, 0xE2, 0xEF} {
+		t[c] = true
+	}
+	return t
+}()
+
 // fastEligible rejects bytes whose YAML meaning the fast path does not model:
-// tabs, carriage returns, comments and other control or special characters.
+// tabs, carriage returns, comments, escapes and other control or special
+// characters.
 func fastEligible(b []byte) bool {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
+		if !fastSpecial[c] {
+			continue
+		}
 		switch {
-		case c == '\n':
-		case c < 0x20 || c == 0x7f || c == '#' || c == '\\':
+		case c == 0xC2:
+			if i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9F {
+				return false // C1 controls including NEL
+			}
+		case c == 0xE2:
+			if i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9) {
+				return false // line and paragraph separators
+			}
+		case c == 0xEF:
+			if i+2 < len(b) && ((b[i+1] == 0xBB && b[i+2] == 0xBF) || (b[i+1] == 0xBF && b[i+2] >= 0xBE)) {
+				return false // BOM, U+FFFE, U+FFFF
+			}
+		default:
 			return false
-		case c == 0xC2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] <= 0x9F:
-			return false // C1 controls including NEL
-		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && (b[i+2] == 0xA8 || b[i+2] == 0xA9):
-			return false // line and paragraph separators
-		case c == 0xEF && i+2 < len(b) && ((b[i+1] == 0xBB && b[i+2] == 0xBF) || (b[i+1] == 0xBF && b[i+2] >= 0xBE)):
-			return false // BOM, U+FFFE, U+FFFF
 		}
 	}
 	return true
+}
+
+// estimateNodes returns a close upper estimate of the node count for the
+// fast path, so that nodes come from a single allocation.
+func estimateNodes(fm []byte) int {
+	n := 2*bytes.Count(fm, []byte(": ")) + bytes.Count(fm, []byte{','}) + bytes.Count(fm, []byte("- ")) + 4
+	return min(n, 1024)
 }
 
 func (p *fastParser) split() bool {
@@ -123,7 +151,7 @@ func (p *fastParser) content(i int) []byte { return p.src[p.lines[i].start:p.lin
 
 func (p *fastParser) node() *yaml.Node {
 	if len(p.slab) == 0 {
-		p.slab = make([]yaml.Node, 32)
+		p.slab = make([]yaml.Node, 16)
 	}
 	n := &p.slab[0]
 	p.slab = p.slab[1:]
@@ -162,8 +190,23 @@ func plainTag(v string) string {
 			return "!!str"
 		}
 	}
+	if v != "" && isDigit(v[0]) && ClassifyTemporal(v) != TemporalInvalid && fracDigits(v) <= 9 {
+		return "!!timestamp" // what the YAML library's time parsing concludes, without the cost
+	}
 	probe := yaml.Node{Kind: yaml.ScalarNode, Value: v}
 	return probe.ShortTag()
+}
+
+// fracDigits counts the fractional-second digits of a classified timestamp.
+func fracDigits(v string) int {
+	if len(v) <= 20 || v[19] != '.' {
+		return 0
+	}
+	n := 0
+	for n+20 < len(v) && isDigit(v[n+20]) {
+		n++
+	}
+	return n
 }
 
 // isSeqEntry reports whether content starts a block sequence entry.
@@ -228,7 +271,8 @@ func (p *fastParser) blockMapping(n int) (*yaml.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		m.Content = append(m.Content, p.scalar(string(key), 0, li, n+1))
+		ks := p.lines[li].start
+		m.Content = append(m.Content, p.scalar(p.str[ks:ks+len(key)], 0, li, n+1))
 		p.i++
 		val, ok := p.value(n, li, p.lines[li].start+rest, true)
 		if !ok {
@@ -367,7 +411,7 @@ func (p *fastParser) plainBlock(n, li, pos int) (*yaml.Node, bool) {
 	col := p.column(li, pos)
 	j := p.nextNonBlank(li + 1)
 	if j >= len(p.lines) || p.lines[j].indent <= n {
-		return p.scalar(string(first), 0, li, col), true
+		return p.scalar(p.str[pos:pos+len(first)], 0, li, col), true
 	}
 	buf := append([]byte(nil), first...)
 	last := li
@@ -442,7 +486,7 @@ func (p *fastParser) flow(li, pos, depth int) (*yaml.Node, int, bool) {
 			}
 			k++
 		}
-		v := string(p.src[pos+1 : k])
+		v := p.str[pos+1 : k]
 		if buf != nil {
 			v = string(buf)
 		}
@@ -534,7 +578,7 @@ func (p *fastParser) flowPlain(li, pos int, key bool) (*yaml.Node, int, bool) {
 	if len(v) == 0 || (key && len(v) != k-pos) || k-pos > 1000 {
 		return nil, 0, false
 	}
-	return p.scalar(string(v), 0, li, p.column(li, pos)), k, true
+	return p.scalar(p.str[pos:pos+len(v)], 0, li, p.column(li, pos)), k, true
 }
 
 func isFlowSafe(c byte) bool {

@@ -162,6 +162,7 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		return Outcome{}, err
 	}
 	if err := s.step(StepStaged); err != nil {
+		s.cleanStage(j.TxID)
 		return Outcome{}, err
 	}
 	if err := ctx.Err(); err != nil {
