@@ -40,6 +40,8 @@ const (
 	ValidationFailed      Code = "VALIDATION_FAILED"
 	RevisionConflict      Code = "REVISION_CONFLICT"
 	BundleCorrupt         Code = "BUNDLE_CORRUPT"
+	PlanMismatch          Code = "PLAN_MISMATCH"
+	ReceiptConflict       Code = "RECEIPT_CONFLICT"
 	Internal              Code = "INTERNAL"
 )
 
@@ -49,7 +51,8 @@ var AllCodes = []Code{
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed,
-	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt, Internal,
+	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
+	PlanMismatch, ReceiptConflict, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must

@@ -46,6 +46,7 @@ func Operations(cfg Config) []registry.Operation {
 	return []registry.Operation{
 		o.listConcepts(), o.readConcept(), o.searchConcepts(), o.getNeighbors(), o.validateBundle(),
 		o.writeConcept(),
+		o.previewConceptPatch(), o.applyConceptPatch(),
 	}
 }
 

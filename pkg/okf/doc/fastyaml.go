@@ -32,6 +32,8 @@ type fastParser struct {
 	i     int // current line
 	depth int
 	slab  []yaml.Node
+
+	colLine, colOff, colVal int // resume point for column
 }
 
 // fastParse parses fm on the fast path. Node lines are frontmatter lines.
@@ -39,7 +41,7 @@ func fastParse(fm []byte) (*yaml.Node, bool) {
 	if !fastEligible(fm) {
 		return nil, false
 	}
-	p := fastParser{src: fm, str: string(fm), slab: make([]yaml.Node, estimateNodes(fm))}
+	p := fastParser{src: fm, str: string(fm), slab: make([]yaml.Node, estimateNodes(fm)), colLine: -1}
 	if !p.split() {
 		return nil, false
 	}
@@ -158,10 +160,17 @@ func (p *fastParser) node() *yaml.Node {
 	return n
 }
 
-// column returns the 1-based character column of byte offset off.
+// column returns the 1-based character column of byte offset off. Offsets
+// on a line are mostly visited in increasing order, so the rune count is
+// resumed from the previous call to stay linear on long lines.
 func (p *fastParser) column(line, off int) int {
 	ls := p.lines[line].start - p.lines[line].indent
-	return 1 + utf8.RuneCount(p.src[ls:off])
+	if p.colLine != line || p.colOff > off || p.colOff < ls {
+		p.colLine, p.colOff, p.colVal = line, ls, 1
+	}
+	p.colVal += utf8.RuneCount(p.src[p.colOff:off])
+	p.colOff = off
+	return p.colVal
 }
 
 func (p *fastParser) scalar(value string, style yaml.Style, line, col int) *yaml.Node {
@@ -566,6 +575,9 @@ func (p *fastParser) flowPlain(li, pos int, key bool) (*yaml.Node, int, bool) {
 		c := p.src[k]
 		if c == ',' || c == '[' || c == ']' || c == '{' || c == '}' {
 			break
+		}
+		if c == '?' {
+			return nil, 0, false // '?' ends flow plain scalars in the YAML library
 		}
 		if c == ':' && (k+1 == end || !isFlowSafe(p.src[k+1])) {
 			if key && k+1 < end && p.src[k+1] == ' ' {

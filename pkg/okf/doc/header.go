@@ -134,6 +134,9 @@ func decodeFrontmatter(fm []byte, lim Limits) (root *yaml.Node, err error) {
 			// Only comments or directives: treat as empty mapping.
 			return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: 2, Column: 1}, nil
 		}
+		if strings.Contains(derr.Error(), "exceeded max depth") {
+			return nil, perr(CodeTooDeep, yamlErrLine(derr), "frontmatter is nested too deeply")
+		}
 		return nil, perr(CodeYAMLSyntax, yamlErrLine(derr), "frontmatter is not valid YAML")
 	}
 	var extra yaml.Node

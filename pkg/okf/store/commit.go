@@ -253,6 +253,20 @@ func (s *Store) plan(base Manifest, req Request) ([]journalEntry, error) {
 	return out, nil
 }
 
+// ResultRevision returns the revision base would have after changes (nil
+// content deletes), without touching the disk.
+func ResultRevision(base Manifest, changes []FileChange) string {
+	entries := make([]journalEntry, 0, len(changes))
+	for _, c := range changes {
+		e := journalEntry{Path: c.Path}
+		if c.Content != nil {
+			e.ResultSHA = SHA256Hex(c.Content)
+		}
+		entries = append(entries, e)
+	}
+	return applyToManifest(base, entries).Revision
+}
+
 // applyToManifest returns base with the entries' results applied, keeping
 // the files sorted without rebuilding the list from a map.
 func applyToManifest(base Manifest, entries []journalEntry) Manifest {

@@ -1,0 +1,271 @@
+package okfops
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/bundle"
+	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/edit"
+	"github.com/notebridge/notebridge/pkg/okf/plan"
+	"github.com/notebridge/notebridge/pkg/okf/safefs"
+	"github.com/notebridge/notebridge/pkg/okf/store"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+const patchKind = "concept_patch"
+
+// patchOps is the list of operation names, in documentation order.
+var patchOps = []string{
+	"set_generated", "ensure_verification", "remove_verification", "put_source", "remove_source",
+	"set_usage_window", "set_lifecycle", "put_attested_computation", "set_bundle_version",
+}
+
+type patchIn struct {
+	BundlePath         string    `json:"bundle_path"`
+	Operations         []PatchOp `json:"operations"`
+	ExpectedRevision   string    `json:"expected_revision"`
+	ExpectedPlanDigest string    `json:"expected_plan_digest"`
+}
+
+const maxPatchOps = 500
+
+func patchInput(apply bool) schema.S {
+	refSchema := schema.Object("", map[string]any{
+		"resource": text("Path or URL (inert data)."),
+		"receipt":  schema.Array("Receipt fields.", text("Field."), 1000),
+	})
+	opSchema := schema.Object("One operation; fields not used by op must be omitted.", map[string]any{
+		"op":          schema.Enum("Operation.", patchOps...),
+		"concept_id":  conceptIDSchema,
+		"by":          text("Actor for set_generated, ensure_/remove_verification. A human:<id> is recorded as data, never as review by this server."),
+		"at":          text("Datetime with explicit offset (never supplied by the server)."),
+		"source":      sourceSchema,
+		"id":          text("Source id for remove_source."),
+		"from":        text("usage_window start (date or datetime)."),
+		"to":          text("usage_window end."),
+		"status":      schema.Enum("Lifecycle status.", "draft", "stable", "deprecated"),
+		"stale_after": text("Date or datetime; empty string removes it."),
+		"runtime":     text("Attested Computation runtime."),
+		"parameters": schema.Array("Parameters.", schema.Object("", map[string]any{
+			"name": text("Name."), "type": text("Type."), "required": schema.Bool("Required."),
+		}, "name", "type", "required"), 1000),
+		"computation": text("Path of the computation file."),
+		"executor":    refSchema,
+		"attester":    refSchema,
+		"version":     schema.Enum("okf_version for set_bundle_version.", "0.2"),
+	}, "op")
+	props := map[string]any{
+		"bundle_path": bundlePathSchema,
+		"operations":  schema.Array("Operations, applied in order.", opSchema, maxPatchOps),
+	}
+	req := []string{"bundle_path", "operations"}
+	if apply {
+		props["expected_revision"] = revisionSchema
+		props["expected_plan_digest"] = digestSchema
+		req = append(req, "expected_revision", "expected_plan_digest")
+	}
+	return schema.Object("", props, req...)
+}
+
+func (o *Ops) previewConceptPatch() registry.Operation {
+	out := schema.Object("", withProps(map[string]any{
+		"status": schema.Enum("applicable: apply with expected_revision = base_revision and expected_plan_digest = plan_digest; noop: nothing would change; rejected: see diagnostics.", "applicable", "noop", "rejected"),
+	}), previewRequired...)
+	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as lossless byte patches. Writes nothing; returns a diff and a plan digest."
+	return o.op("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead, patchInput(false), out,
+		typed(func(ctx context.Context, in patchIn) (previewOut, error) {
+			var out previewOut
+			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
+				base, err := store.Snapshot(b.Root, o.storeLimits(), true)
+				if err != nil {
+					return bundle.PathErr(err)
+				}
+				p, diags, err := o.buildPatch(b, base, in.Operations)
+				if err != nil {
+					return err
+				}
+				out = newPreview(p, diags)
+				switch {
+				case hasErrors(diags):
+					out.Status = "rejected"
+					out.AffectedPaths, out.Diff = []string{}, []FileDiff{}
+				case p.Noop():
+					out.Status = "noop"
+				default:
+					out.Status, out.ResultRevision, out.PlanDigest = "applicable", p.ResultRevision, p.Digest
+				}
+				return nil
+			})
+			return out, err
+		}))
+}
+
+func (o *Ops) applyConceptPatch() registry.Operation {
+	desc := "Apply a previewed concept patch. The plan is rebuilt from the live bundle and must match expected_plan_digest; the commit is compare-and-swap on expected_revision. An identical retry replays the durable receipt."
+	return o.op("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate, patchInput(true), applyOutSchema,
+		typed(func(ctx context.Context, in patchIn) (applyOut, error) {
+			b, err := o.open(in.BundlePath)
+			if err != nil {
+				return applyOut{}, err
+			}
+			defer b.Close()
+			bind := binding{Kind: patchKind, RequestDigest: plan.RequestDigest(patchKind, in.Operations),
+				ExpectedRevision: in.ExpectedRevision, ExpectedDigest: in.ExpectedPlanDigest}
+			return o.applyPlan(ctx, b, bind, func(base store.Manifest) (*plan.Plan, error) {
+				p, diags, err := o.buildPatch(b, base, in.Operations)
+				if err != nil || hasErrors(diags) || p.Noop() {
+					return nil, err
+				}
+				return p, nil
+			})
+		}))
+}
+
+// buildPatch applies the operations to the files as they are in base and
+// returns the plan plus diagnostics (errors make the plan not apply-ready).
+func (o *Ops) buildPatch(b *bundle.Bundle, base store.Manifest, ops []PatchOp) (*plan.Plan, []Diagnostic, error) {
+	var diags []Diagnostic
+	before := map[string][]byte{}
+	current := map[string][]byte{}
+	var order []string
+	load := func(path string, mustExist bool) ([]byte, bool, error) {
+		if cur, ok := current[path]; ok {
+			return cur, cur != nil, nil
+		}
+		raw, err := b.Root.ReadFile(path, o.cfg.Limits.MaxFileBytes)
+		switch {
+		case safefs.IsCode(err, safefs.CodeNotFound):
+			raw = nil
+		case err != nil:
+			return nil, false, bundle.PathErr(err)
+		}
+		sum := ""
+		if raw != nil {
+			sum = store.SHA256Hex(raw)
+		}
+		if sum != base.Lookup(path) {
+			return nil, false, domainerr.Retryable(domainerr.RevisionConflict, "the bundle changed while the plan was built; retry")
+		}
+		before[path], current[path] = raw, raw
+		order = append(order, path)
+		return raw, raw != nil, nil
+	}
+	for i, op := range ops {
+		fail := func(code, msg string) {
+			diags = append(diags, Diagnostic{Index: i, ConceptID: op.ConceptID, Code: code, Severity: "error", Message: msg})
+		}
+		path := "index.md"
+		if op.Op != "set_bundle_version" {
+			p, err := bundle.ConceptPath(op.ConceptID)
+			if err != nil {
+				fail("bad_concept_id", "concept_id is missing or invalid")
+				continue
+			}
+			path = p
+		}
+		src, exists, err := load(path, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		var next []byte
+		if op.Op == "set_bundle_version" {
+			next, err = setBundleVersion(src, op.Version)
+		} else if !exists {
+			fail("concept_not_found", "the concept does not exist")
+			continue
+		} else {
+			next, err = applyOp(src, op)
+		}
+		if err != nil {
+			var oe *opError
+			if errors.As(err, &oe) {
+				fail(oe.code, oe.msg)
+				continue
+			}
+			return nil, nil, err
+		}
+		current[path] = next
+		if strings.HasPrefix(op.By, "human:") && op.Op == "ensure_verification" {
+			diags = append(diags, Diagnostic{Index: i, ConceptID: op.ConceptID, Code: "caller_supplied_human_verifier", Severity: "info",
+				Message: "the human: verifier is recorded as data from the caller; this server did not perform or confirm a review"})
+		}
+	}
+	var files []plan.File
+	for _, path := range order {
+		if string(before[path]) == string(current[path]) {
+			continue
+		}
+		if path != "index.md" {
+			for _, p := range newProblems(before[path], current[path]) {
+				diags = append(diags, Diagnostic{Index: -1, ConceptID: strings.TrimSuffix(path, ".md"), Code: "result_invalid", Severity: "error",
+					Message: "the patched concept would gain problem " + p})
+			}
+		}
+		files = append(files, plan.File{Path: path, Before: before[path], After: current[path]})
+	}
+	return plan.New(patchKind, plan.RequestDigest(patchKind, ops), base, order, files), diags, nil
+}
+
+// newProblems lists blocking problem codes present in after but not in
+// before: a patch may leave old problems alone but never adds one.
+func newProblems(before, after []byte) []string {
+	count := func(src []byte) map[string]int {
+		m := map[string]int{}
+		d, err := doc.Parse(src, doc.DefaultLimits)
+		if err != nil {
+			m["parse_error"]++
+			return m
+		}
+		for _, p := range doc.Check(d) {
+			if p.Severity == "error" || blockingWarnings[p.Code] {
+				m[p.Code]++
+			}
+		}
+		if len(profileKinds(d)) > 1 {
+			m["temporal_profile_mixed"]++
+		}
+		return m
+	}
+	b, a := count(before), count(after)
+	var out []string
+	for code, n := range a {
+		if n > b[code] {
+			out = append(out, code)
+		}
+	}
+	return out
+}
+
+// setBundleVersion writes okf_version into the root index.md frontmatter,
+// creating the file or the frontmatter block when needed.
+func setBundleVersion(src []byte, version string) ([]byte, error) {
+	if version != "0.2" {
+		return nil, reject("bad_version", "set_bundle_version supports version 0.2")
+	}
+	if src == nil {
+		return []byte("---\nokf_version: \"0.2\"\n---\n"), nil
+	}
+	d, err := doc.Parse(src, doc.DefaultLimits)
+	if err != nil {
+		var pe *doc.ParseError
+		if errors.As(err, &pe) {
+			return nil, reject(pe.Code, "the root index.md cannot be edited safely: %s", pe.Msg)
+		}
+		return nil, err
+	}
+	if n := d.Lookup("okf_version"); n != nil && n.Value == version {
+		return src, nil
+	}
+	e, err := edit.New(d)
+	if err != nil {
+		return nil, editErr(err)
+	}
+	if err := e.SetKey("okf_version", `"0.2"`); err != nil {
+		return nil, editErr(err)
+	}
+	return e.Bytes()
+}
