@@ -40,12 +40,15 @@ func TestToolsetsAndOKFExposure(t *testing.T) {
 		t.Fatalf("write_concept exposure without roots = %s", got)
 	}
 	okfOnly := capabilityOps(t, "--toolsets", "okf")
-	if okfOnly["list_notes"] != nil || len(okfOnly) != 6 {
+	joplinOnly := capabilityOps(t, "--toolsets", "joplin")
+	if okfOnly["list_notes"] != nil || okfOnly["write_concept"] == nil {
 		t.Fatalf("--toolsets okf: %v", okfOnly)
 	}
-	joplinOnly := capabilityOps(t, "--toolsets", "joplin")
 	if joplinOnly["list_concepts"] != nil || joplinOnly["list_notes"] == nil {
 		t.Fatalf("--toolsets joplin: %v", joplinOnly)
+	}
+	if len(okfOnly)+len(joplinOnly) != len(all) {
+		t.Fatalf("the toolsets do not partition the catalog: %d + %d != %d", len(okfOnly), len(joplinOnly), len(all))
 	}
 	rooted := capabilityOps(t, "--okf-roots", "/srv/bundles")
 	if got := strings.Join(rooted["list_concepts"], ","); got != "mcp-stdio,mcp-http" {

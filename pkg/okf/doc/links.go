@@ -287,9 +287,9 @@ func ResolveConceptTarget(fromID, target string) (id string, ok bool) {
 	if len(segs) == 0 {
 		return "", false
 	}
-	last := segs[len(segs)-1]
-	if last == ".md" || last == "index.md" || last == "log.md" {
-		return "", false
+	switch segs[len(segs)-1] {
+	case ".md", "..md", "...md", "index.md", "log.md":
+		return "", false // no usable id, or a reserved file
 	}
 	joined := strings.Join(segs, "/")
 	return strings.TrimSuffix(joined, ".md"), true

@@ -100,6 +100,9 @@ func TestResolveConceptTarget(t *testing.T) {
 		{"a/b", "/index.md", "", false},
 		{"a/b", "../log.md", "", false},
 		{"a/b", "/.md", "", false},
+		{"a/b", "..md", "", false},
+		{"a/b", "x/...md", "", false},
+		{"a/b", "x/....md", "a/x/...", true},
 		{"a/b", "bad%zz.md", "", false},
 		{"a/b", "x.MD", "", false},
 	}
