@@ -47,6 +47,8 @@ func Operations(cfg Config) []registry.Operation {
 		o.listConcepts(), o.readConcept(), o.searchConcepts(), o.getNeighbors(), o.validateBundle(),
 		o.writeConcept(),
 		o.previewConceptPatch(), o.applyConceptPatch(),
+		o.previewV02Migration(), o.applyV02Migration(),
+		o.previewTemporalUpgrade(), o.applyTemporalUpgrade(),
 	}
 }
 

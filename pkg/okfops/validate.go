@@ -57,80 +57,86 @@ func (o *Ops) validateBundle() registry.Operation {
 	desc := "Check a bundle against OKF conformance and the provenance, trust, lifecycle and computation families. A non-conformant bundle is reported as data, not as an error."
 	return o.op("validate_bundle", "Validate an OKF bundle", desc, registry.EffectRead, in, out,
 		typed(func(ctx context.Context, in validateIn) (validateOut, error) {
-			out := validateOut{Problems: []FileProblem{}}
-			add := func(path string, p doc.Problem) {
-				if p.Severity == "error" {
-					out.Errors++
-				} else {
-					out.Warnings++
-				}
-				if len(out.Problems) < maxProblems {
-					out.Problems = append(out.Problems, FileProblem{Path: path, Problem: p})
-				} else {
-					out.Truncated = true
-				}
-			}
+			var out validateOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
-				pending, err := store.JournalPending(b.Root)
-				if err != nil {
-					return bundle.PathErr(err)
-				}
-				out.JournalPending = pending
-				files, err := b.Files(ctx)
-				if err != nil {
-					return err
-				}
-				out.Files = len(files)
-				declared, ok, err := b.DeclaredVersion()
-				if err != nil {
-					return err
-				}
-				var probe bundle.Probe
-				err = b.Scan(ctx, markdown(files), bundle.WholeFile, func(p bundle.Parsed) error {
-					if err := scanFailure(p); err != nil {
-						return err
-					}
-					if p.File.ID == "" {
-						for _, pr := range checkReserved(p) {
-							add(p.File.Rel, pr)
-						}
-						return nil
-					}
-					out.Concepts++
-					if p.Err != nil {
-						add(p.File.Rel, doc.Problem{Code: parseCode(p.Err), Severity: "error", Message: p.Err.Error()})
-						return nil
-					}
-					probe.Add(p.Doc)
-					for _, pr := range doc.Check(p.Doc) {
-						add(p.File.Rel, pr)
-					}
-					return nil
-				})
-				if err != nil {
-					return err
-				}
-				out.Bundle = probe.Result(declared, ok)
-				if out.Bundle.TemporalProfile == "mixed" {
-					add("", doc.Problem{Code: "temporal_profile_mixed", Severity: "warning",
-						Message: "the bundle mixes calendar dates and instants in profile-dependent fields"})
-				}
-				if ok && declared != "0.1" && declared != "0.2" {
-					add("index.md", doc.Problem{Code: "unknown_okf_version", Severity: "warning", Field: "okf_version",
-						Message: "the declared okf_version is not one this server knows; read best-effort"})
-				}
-				if pending {
-					add(".okf/journal", doc.Problem{Code: "commit_pending", Severity: "warning",
-						Message: "an interrupted commit awaits recovery; the next write completes or refuses it"})
-				}
-				return nil
+				var err error
+				out, err = o.validate(ctx, b)
+				return err
 			})
-			if err != nil {
-				return validateOut{}, err
-			}
-			out.Conformant = out.Errors == 0
-			return out, nil
+			return out, err
 		}))
+}
+
+// validate builds the conformance report of an open bundle.
+func (o *Ops) validate(ctx context.Context, b *bundle.Bundle) (validateOut, error) {
+	maxProblems := o.cfg.Limits.MaxProblems
+	out := validateOut{Problems: []FileProblem{}}
+	add := func(path string, p doc.Problem) {
+		if p.Severity == "error" {
+			out.Errors++
+		} else {
+			out.Warnings++
+		}
+		if len(out.Problems) < maxProblems {
+			out.Problems = append(out.Problems, FileProblem{Path: path, Problem: p})
+		} else {
+			out.Truncated = true
+		}
+	}
+	pending, err := store.JournalPending(b.Root)
+	if err != nil {
+		return out, bundle.PathErr(err)
+	}
+	out.JournalPending = pending
+	files, err := b.Files(ctx)
+	if err != nil {
+		return out, err
+	}
+	out.Files = len(files)
+	declared, ok, err := b.DeclaredVersion()
+	if err != nil {
+		return out, err
+	}
+	var probe bundle.Probe
+	err = b.Scan(ctx, markdown(files), bundle.WholeFile, func(p bundle.Parsed) error {
+		if err := scanFailure(p); err != nil {
+			return err
+		}
+		if p.File.ID == "" {
+			for _, pr := range checkReserved(p) {
+				add(p.File.Rel, pr)
+			}
+			return nil
+		}
+		out.Concepts++
+		if p.Err != nil {
+			add(p.File.Rel, doc.Problem{Code: parseCode(p.Err), Severity: "error", Message: p.Err.Error()})
+			return nil
+		}
+		probe.Add(p.Doc)
+		for _, pr := range doc.Check(p.Doc) {
+			add(p.File.Rel, pr)
+		}
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	out.Bundle = probe.Result(declared, ok)
+	if out.Bundle.TemporalProfile == "mixed" {
+		add("", doc.Problem{Code: "temporal_profile_mixed", Severity: "warning",
+			Message: "the bundle mixes calendar dates and instants in profile-dependent fields"})
+	}
+	if ok && declared != "0.1" && declared != "0.2" {
+		add("index.md", doc.Problem{Code: "unknown_okf_version", Severity: "warning", Field: "okf_version",
+			Message: "the declared okf_version is not one this server knows; read best-effort"})
+	}
+	if pending {
+		add(".okf/journal", doc.Problem{Code: "commit_pending", Severity: "warning",
+			Message: "an interrupted commit awaits recovery; the next write completes or refuses it"})
+	}
+	out.Conformant = out.Errors == 0
+	return out, nil
 }
 
 // markdown keeps the .md files of a listing: concepts and reserved files.

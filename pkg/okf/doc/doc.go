@@ -7,6 +7,10 @@
 // (Project, ProfileFields, Check) read raw scalar text from that tree so
 // YAML never turns dates or numbers into other values behind the caller's
 // back. All parsing of untrusted input is bounded by Limits.
+//
+// Frontmatter written in the simple YAML subset OKF producers emit is
+// decoded by a built-in fast path (fastyaml.go) that yields exactly the node
+// tree go.yaml.in/yaml/v3 yields; anything else goes through that library.
 package doc
 
 import (
@@ -139,7 +143,7 @@ func ParseFrontmatterOnly(r io.Reader, lim Limits) (*Document, error) {
 		}
 	}()
 	buf := (*bp)[:0]
-	eof := false
+	eof, empty := false, 0
 	for {
 		window, atEOF := buf, eof
 		if len(window) > limit {
@@ -155,14 +159,22 @@ func ParseFrontmatterOnly(r io.Reader, lim Limits) (*Document, error) {
 		if len(buf) > limit {
 			return nil, perr(CodeFrontmatterTooLarge, 1, "frontmatter exceeds the size limit")
 		}
-		if len(buf) == cap(buf) {
+		readEnd := min(cap(buf), limit+1) // never read past the header limit
+		if len(buf) == readEnd {
 			nb := make([]byte, len(buf), min(2*cap(buf), limit+1))
 			copy(nb, buf)
-			buf = nb
+			buf, readEnd = nb, cap(nb)
 			*bp = nb
 		}
-		n, rerr := r.Read(buf[len(buf):cap(buf)])
+		n, rerr := r.Read(buf[len(buf):readEnd])
 		buf = buf[:len(buf)+n]
+		if n == 0 && rerr == nil {
+			if empty++; empty >= 100 {
+				return nil, fmt.Errorf("okf: read frontmatter: %w", io.ErrNoProgress)
+			}
+		} else {
+			empty = 0
+		}
 		if rerr != nil {
 			if !errors.Is(rerr, io.EOF) {
 				return nil, fmt.Errorf("okf: read frontmatter: %w", rerr)

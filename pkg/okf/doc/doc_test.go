@@ -252,3 +252,14 @@ func TestDefaultLimitsApplied(t *testing.T) {
 		t.Fatal("normalized changed DefaultLimits")
 	}
 }
+
+type zeroReader struct{}
+
+func (zeroReader) Read([]byte) (int, error) { return 0, nil }
+
+func TestParseFrontmatterOnlyNoProgress(t *testing.T) {
+	_, err := ParseFrontmatterOnly(zeroReader{}, Limits{})
+	if !errors.Is(err, io.ErrNoProgress) {
+		t.Fatalf("err = %v, want io.ErrNoProgress", err)
+	}
+}

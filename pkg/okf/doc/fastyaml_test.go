@@ -139,6 +139,10 @@ var fastCases = []string{
 	"a: [-b]\n",
 	"a: 'x''\n",
 	"k: v\n\t\n",
+	"0: [0?]\n",
+	"0: {0: 0?}\n",
+	"a: [x?y]\n",
+	"a: x?y\n",
 }
 
 func TestFastPathMatchesYAML(t *testing.T) {

@@ -172,15 +172,15 @@ func checkTree(root *yaml.Node, lim Limits) (*yaml.Node, error) {
 	return root, nil
 }
 
-// yamlErrLine extracts the frontmatter line from a yaml error ("yaml: line
-// N: ...") and converts it to a file line. It returns 0 when unknown.
+// yamlErrLine extracts the (approximate) frontmatter line from a yaml error
+// ("yaml: line N: ...") and converts it to a file line; 0 when unknown.
 func yamlErrLine(err error) int {
+	const prefix = "yaml: line "
 	msg := err.Error()
-	i := strings.Index(msg, "line ")
-	if i < 0 {
+	if !strings.HasPrefix(msg, prefix) {
 		return 0
 	}
-	j := i + len("line ")
+	j := len(prefix)
 	k := j
 	for k < len(msg) && msg[k] >= '0' && msg[k] <= '9' {
 		k++

@@ -219,3 +219,29 @@ func (e *Editor) ReplaceScalar(n *yaml.Node, rendered string) error {
 	e.add(start, end, rendered)
 	return nil
 }
+
+// ReplaceKey replaces the whole top-level entry of oldKey with newKey set
+// to value, in the same place (used to turn a legacy key into its
+// successor). A missing oldKey is refused.
+func (e *Editor) ReplaceKey(oldKey, newKey, value string) error {
+	start, end, _, _, ok, err := e.entry(oldKey)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return refuse("missing_key", "key %q is not present", oldKey)
+	}
+	e.add(start, end, newKey+": "+value+"\n")
+	return nil
+}
+
+// ReplaceBody replaces body bytes [start, end) (offsets within Body()).
+func (e *Editor) ReplaceBody(start, end int, text string) error {
+	body := e.d.Body()
+	off := len(e.src) - len(body)
+	if start < 0 || end > len(body) || start > end {
+		return refuse("internal", "body span out of range")
+	}
+	e.add(off+start, off+end, text)
+	return nil
+}

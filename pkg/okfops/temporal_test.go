@@ -1,0 +1,455 @@
+package okfops
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+)
+
+func temporalArgs(dir string, ms ...map[string]any) map[string]any {
+	list := make([]any, len(ms))
+	for i, m := range ms {
+		list[i] = m
+	}
+	return map[string]any{"bundle_path": dir, "mappings": list}
+}
+
+func temporalApplyArgs(prev, args map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		out[k] = v
+	}
+	out["base_revision"] = prev["base_revision"]
+	out["plan_digest"] = prev["plan_digest"]
+	return out
+}
+
+// midnightMappings maps every date to midnight UTC of the same day.
+func midnightMappings(dates []any) []map[string]any {
+	var ms []map[string]any
+	for _, d := range dates {
+		ms = append(ms, map[string]any{"date": d, "instant": d.(string) + "T00:00:00Z"})
+	}
+	return ms
+}
+
+func dateBundle(t *testing.T) string {
+	return copyTree(t, filepath.Join(fixtureRoot, "v0.2-date/acme_retail"))
+}
+
+// upgradableArgs previews dir without mappings and returns arguments that
+// map every unmapped date to midnight UTC.
+func upgradableArgs(t *testing.T, h *harness, dir string) map[string]any {
+	t.Helper()
+	prev := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
+	if prev["status"] != "incomplete" {
+		t.Fatalf("preview without mappings: %v", prev["status"])
+	}
+	return temporalArgs(dir, midnightMappings(prev["unmapped_dates"].([]any))...)
+}
+
+func assertNoWrite(t *testing.T, before map[string]string, dir string) {
+	t.Helper()
+	after := snapshotTree(t, dir)
+	if len(after) != len(before) {
+		t.Fatalf("tree changed: %d entries, was %d", len(after), len(before))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Fatalf("%s changed", k)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".okf")); !os.IsNotExist(err) {
+		t.Fatalf(".okf exists: %v", err)
+	}
+}
+
+var midnightRE = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})T00:00:00Z`)
+
+// profileLineRE matches a frontmatter line holding a profile field value.
+var profileLineRE = regexp.MustCompile(`^[+-](stale_after|\s+last_modified|usage_window): `)
+
+func TestTemporalUpgradeFixture(t *testing.T) {
+	h := newHarness(t, Config{})
+	dir := dateBundle(t)
+	orig := snapshotTree(t, dir)
+
+	empty := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
+	if empty["status"] != "incomplete" || empty["plan_digest"] != nil || empty["result_revision"] != nil {
+		t.Fatalf("preview without mappings: %v", empty)
+	}
+	dates := empty["unmapped_dates"].([]any)
+	for _, want := range []string{"2026-04-01", "2026-06-15", "2026-06-30", "2026-07-01", "2026-12-31"} {
+		found := false
+		for _, d := range dates {
+			found = found || d == want
+		}
+		if !found {
+			t.Fatalf("unmapped_dates %v lack %s", dates, want)
+		}
+	}
+	if !sort.SliceIsSorted(dates, func(i, j int) bool { return dates[i].(string) < dates[j].(string) }) {
+		t.Fatalf("unmapped_dates not sorted: %v", dates)
+	}
+	seen := map[string]bool{}
+	for _, d := range empty["diagnostics"].([]any) {
+		dm := d.(map[string]any)
+		if dm["code"] == "unmapped_date" {
+			if dm["index"].(float64) != -1 || dm["concept_id"] == "" {
+				t.Fatalf("bad unmapped diagnostic %v", dm)
+			}
+			seen[dm["concept_id"].(string)+" "+dm["message"].(string)] = true
+		}
+	}
+	if !seen["tables/orders usage_window.from: no mapping for date 2026-04-01"] ||
+		!seen["metrics/revenue sources[0].last_modified: no mapping for date 2026-06-15"] {
+		t.Fatalf("unmapped diagnostics: %v", seen)
+	}
+	if len(empty["affected_paths"].([]any)) != 0 || len(empty["diff"].([]any)) != 0 {
+		t.Fatalf("incomplete preview carries a plan: %v", empty)
+	}
+
+	args := temporalArgs(dir, midnightMappings(dates)...)
+	prev := h.mustCall(t, "preview_temporal_upgrade", args)
+	if prev["status"] != "applicable" || prev["plan_digest"] == nil || prev["result_revision"] == nil {
+		t.Fatalf("preview: %v", prev)
+	}
+	if len(prev["unmapped_dates"].([]any)) != 0 {
+		t.Fatalf("unmapped dates left: %v", prev["unmapped_dates"])
+	}
+	// Every changed line of every diff is a profile field line.
+	for _, fd := range prev["diff"].([]any) {
+		diff := fd.(map[string]any)["diff"].(string)
+		for _, line := range strings.Split(diff, "\n") {
+			if (strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-")) &&
+				!strings.HasPrefix(line, "+++") && !strings.HasPrefix(line, "---") && !profileLineRE.MatchString(line) {
+				t.Fatalf("%s: diff changes a non-profile line %q", fd.(map[string]any)["path"], line)
+			}
+		}
+	}
+	assertNoWrite(t, orig, dir)
+
+	res := h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+	if res["status"] != "applied" || res["result_revision"] != prev["result_revision"] || res["change_id"] != prev["plan_digest"] {
+		t.Fatalf("apply: %v", res)
+	}
+	if len(res["affected_paths"].([]any)) != len(prev["affected_paths"].([]any)) {
+		t.Fatalf("affected paths %v, preview said %v", res["affected_paths"], prev["affected_paths"])
+	}
+
+	// Substituting the dates back restores every original byte.
+	src := filepath.Join(fixtureRoot, "v0.2-date/acme_retail")
+	for _, p := range prev["affected_paths"].([]any) {
+		was, _ := os.ReadFile(filepath.Join(src, p.(string)))
+		now, _ := os.ReadFile(filepath.Join(dir, p.(string)))
+		if string(was) == string(now) {
+			t.Fatalf("%s did not change", p)
+		}
+		if back := midnightRE.ReplaceAll(now, []byte("$1")); string(back) != string(was) {
+			t.Fatalf("%s: changed beyond the date values", p)
+		}
+	}
+	// Where the instant fixture differs from the date fixture only in the
+	// profile values, the result is byte-identical to it.
+	for _, rel := range []string{"metrics/revenue.md", "metrics/gross-margin.md", "tables/orders.md", "policies/margin-standard.md", "policies/revenue-recognition.md"} {
+		want, err := os.ReadFile(filepath.Join(fixtureRoot, "v0.2-instant/acme_retail", rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := os.ReadFile(filepath.Join(dir, rel))
+		if string(got) != string(want) {
+			t.Fatalf("%s differs from the instant fixture", rel)
+		}
+	}
+
+	v := h.mustCall(t, "validate_bundle", map[string]any{"bundle_path": dir})
+	if v["bundle"].(map[string]any)["temporal_profile"] != "instant" || v["conformant"] != true {
+		t.Fatalf("validate after upgrade: %v", v)
+	}
+	l := h.mustCall(t, "list_concepts", map[string]any{"bundle_path": dir})
+	if l["bundle"].(map[string]any)["temporal_profile"] != "instant" {
+		t.Fatalf("list after upgrade: %v", l["bundle"])
+	}
+	again := h.mustCall(t, "preview_temporal_upgrade", args)
+	if again["status"] != "noop" || again["plan_digest"] != nil {
+		t.Fatalf("preview after upgrade: %v", again)
+	}
+}
+
+func TestTemporalPreviewWritesNothing(t *testing.T) {
+	h := newHarness(t, Config{})
+	dir := dateBundle(t)
+	before := snapshotTree(t, dir)
+	args := upgradableArgs(t, h, dir)
+	for _, a := range []map[string]any{args, temporalArgs(dir), temporalArgs(dir, map[string]any{"date": "2026-02-30", "instant": "2026-02-30T00:00:00Z"})} {
+		h.mustCall(t, "preview_temporal_upgrade", a)
+	}
+	assertNoWrite(t, before, dir)
+}
+
+func TestTemporalNoopIncompleteRejected(t *testing.T) {
+	h := newHarness(t, Config{})
+	inst := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	before := snapshotTree(t, inst)
+	noop := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(inst, map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}))
+	if noop["status"] != "noop" || noop["plan_digest"] != nil || noop["result_revision"] != nil || len(noop["affected_paths"].([]any)) != 0 {
+		t.Fatalf("instant bundle: %v", noop)
+	}
+	assertNoWrite(t, before, inst)
+
+	dir := dateBundle(t)
+	partial := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}))
+	if partial["status"] != "incomplete" || partial["plan_digest"] != nil {
+		t.Fatalf("partial mappings: %v", partial)
+	}
+	for _, d := range partial["unmapped_dates"].([]any) {
+		if d == "2026-12-31" {
+			t.Fatal("a mapped date is listed as unmapped")
+		}
+	}
+	_, derr := h.call(t, "apply_temporal_upgrade", map[string]any{"bundle_path": dir,
+		"mappings":      []any{map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}},
+		"base_revision": partial["base_revision"], "plan_digest": "sha256:" + strings.Repeat("0", 64)})
+	wantCode(t, derr, domainerr.PlanMismatch)
+
+	good := map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}
+	cases := []struct {
+		name    string
+		mapping []map[string]any
+		code    string
+		index   float64
+	}{
+		{"bad date", []map[string]any{good, {"date": "2026-02-30", "instant": "2026-02-30T00:00:00Z"}}, "bad_date", 1},
+		{"not a date", []map[string]any{{"date": "2026-12-31T00:00:00Z", "instant": "2026-12-31T00:00:00Z"}}, "bad_date", 0},
+		{"no offset", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00"}}, "bad_instant", 0},
+		{"day change", []map[string]any{good, {"date": "2026-06-15", "instant": "2026-06-16T00:00:00Z"}}, "mapping_changes_day", 1},
+		{"offset moves the day", []map[string]any{{"date": "2026-12-31", "instant": "2027-01-01T04:00:00+05:00"}}, "mapping_changes_day", 0},
+		{"conflicting", []map[string]any{good, {"date": "2026-12-31", "instant": "2026-12-31T09:00:00+09:00"}}, "conflicting_mappings", 1},
+		{"conflicting scoped", []map[string]any{
+			{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "concept_id": "metrics/revenue"},
+			good,
+			{"date": "2026-12-31", "instant": "2026-12-31T01:00:00Z", "concept_id": "metrics/revenue"}}, "conflicting_mappings", 2},
+		{"bad field", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "field": "title"}}, "bad_field", 0},
+		{"bad concept", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "concept_id": "../x"}}, "bad_concept_id", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prev := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, c.mapping...))
+			if prev["status"] != "rejected" || prev["plan_digest"] != nil || len(prev["diff"].([]any)) != 0 {
+				t.Fatalf("preview: %v", prev)
+			}
+			found := false
+			for _, d := range prev["diagnostics"].([]any) {
+				dm := d.(map[string]any)
+				if dm["code"] == c.code && dm["index"] == c.index && dm["severity"] == "error" {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("no %s diagnostic at %v: %v", c.code, c.index, prev["diagnostics"])
+			}
+		})
+	}
+	// Identical duplicates are not a conflict and do not change the request.
+	one := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, good))
+	two := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, good, good))
+	if two["status"] != "incomplete" || one["request_digest"] != two["request_digest"] {
+		t.Fatalf("duplicate mapping: %v vs %v", one, two)
+	}
+}
+
+func TestTemporalRejectsUneditableValue(t *testing.T) {
+	h := newHarness(t, Config{})
+	dir := dateBundle(t)
+	p := filepath.Join(dir, "metrics/revenue.md")
+	raw, _ := os.ReadFile(p)
+	tagged := strings.Replace(string(raw), "stale_after: 2026-12-31", "stale_after: !!str 2026-12-31", 1)
+	if tagged == string(raw) {
+		t.Fatal("fixture changed")
+	}
+	os.WriteFile(p, []byte(tagged), 0o644)
+	args := upgradableArgs(t, h, dir)
+	prev := h.mustCall(t, "preview_temporal_upgrade", args)
+	if prev["status"] != "rejected" || prev["plan_digest"] != nil {
+		t.Fatalf("preview: %v", prev)
+	}
+	found := false
+	for _, d := range prev["diagnostics"].([]any) {
+		dm := d.(map[string]any)
+		found = found || (dm["concept_id"] == "metrics/revenue" && dm["code"] == "ambiguous_yaml" && dm["severity"] == "error")
+	}
+	if !found {
+		t.Fatalf("diagnostics: %v", prev["diagnostics"])
+	}
+}
+
+func TestTemporalInvalidValuesLeftAlone(t *testing.T) {
+	h := newHarness(t, Config{})
+	dir := dateBundle(t)
+	p := filepath.Join(dir, "policies/margin-standard.md")
+	raw, _ := os.ReadFile(p)
+	bad := strings.Replace(string(raw), "stale_after: 2026-12-31", "stale_after: next spring", 1)
+	os.WriteFile(p, []byte(bad), 0o644)
+	args := upgradableArgs(t, h, dir)
+	prev := h.mustCall(t, "preview_temporal_upgrade", args)
+	if prev["status"] != "applicable" {
+		t.Fatalf("preview: %v", prev)
+	}
+	found := false
+	for _, d := range prev["diagnostics"].([]any) {
+		dm := d.(map[string]any)
+		found = found || (dm["concept_id"] == "policies/margin-standard" && dm["code"] == "invalid_temporal_left" && dm["severity"] == "info")
+	}
+	if !found {
+		t.Fatalf("diagnostics: %v", prev["diagnostics"])
+	}
+	h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+	if now, _ := os.ReadFile(p); string(now) != bad {
+		t.Fatal("an invalid value's concept was edited")
+	}
+}
+
+func TestTemporalApplyOutcomes(t *testing.T) {
+	h := newHarness(t, Config{})
+
+	t.Run("applied and replayed", func(t *testing.T) {
+		dir := dateBundle(t)
+		args := upgradableArgs(t, h, dir)
+		prev := h.mustCall(t, "preview_temporal_upgrade", args)
+		res := h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+		if res["status"] != "applied" || res["actor"] != Actor || res["base_revision"] != prev["base_revision"] {
+			t.Fatalf("apply: %v", res)
+		}
+		again := h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+		if again["status"] != "replayed" || again["change_id"] != res["change_id"] || again["result_revision"] != res["result_revision"] {
+			t.Fatalf("replay: %v", again)
+		}
+		// The revision moves on; the identical apply still replays and
+		// does not undo the later write.
+		h.mustCall(t, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/net-revenue", "content": newConcept})
+		late := h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+		if late["status"] != "replayed" || late["change_id"] != res["change_id"] {
+			t.Fatalf("replay after revision moved: %v", late)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "metrics/net-revenue.md")); string(got) != newConcept {
+			t.Fatal("the later write was lost")
+		}
+	})
+
+	t.Run("revision conflict", func(t *testing.T) {
+		dir := dateBundle(t)
+		args := upgradableArgs(t, h, dir)
+		prev := h.mustCall(t, "preview_temporal_upgrade", args)
+		p := filepath.Join(dir, "metrics/revenue.md")
+		raw, _ := os.ReadFile(p)
+		external := string(raw) + "\nAn external edit.\n"
+		if err := os.WriteFile(p, []byte(external), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, derr := h.call(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+		wantCode(t, derr, domainerr.RevisionConflict)
+		if !derr.Retryable {
+			t.Fatal("revision conflict is not retryable")
+		}
+		if got, _ := os.ReadFile(p); string(got) != external {
+			t.Fatal("the external write was overwritten")
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "tables/orders.md")); !strings.Contains(string(got), "stale_after: 2026-12-31\n") {
+			t.Fatal("a conflicting apply wrote another file")
+		}
+	})
+
+	t.Run("plan mismatch", func(t *testing.T) {
+		dir := dateBundle(t)
+		args := upgradableArgs(t, h, dir)
+		prev := h.mustCall(t, "preview_temporal_upgrade", args)
+		before := snapshotTree(t, dir)
+		other := temporalArgs(dir, append(toMaps(args["mappings"]),
+			map[string]any{"date": "2026-12-31", "instant": "2026-12-31T12:00:00Z", "concept_id": "metrics/revenue"})...)
+		_, derr := h.call(t, "apply_temporal_upgrade", temporalApplyArgs(prev, other))
+		wantCode(t, derr, domainerr.PlanMismatch)
+
+		tampered := temporalApplyArgs(prev, args)
+		d := prev["plan_digest"].(string)
+		last := "0"
+		if strings.HasSuffix(d, "0") {
+			last = "1"
+		}
+		tampered["plan_digest"] = d[:len(d)-1] + last
+		_, derr = h.call(t, "apply_temporal_upgrade", tampered)
+		wantCode(t, derr, domainerr.PlanMismatch)
+
+		// An incomplete request is never apply-ready.
+		_, derr = h.call(t, "apply_temporal_upgrade", map[string]any{"bundle_path": dir, "mappings": []any{},
+			"base_revision": prev["base_revision"], "plan_digest": prev["plan_digest"]})
+		wantCode(t, derr, domainerr.PlanMismatch)
+		for k, v := range snapshotTree(t, dir) {
+			if k != ".okf" && !strings.HasPrefix(k, ".okf/") && before[k] != v {
+				t.Fatalf("a mismatched apply changed %s", k)
+			}
+		}
+	})
+}
+
+func toMaps(v any) []map[string]any {
+	var out []map[string]any
+	for _, m := range v.([]any) {
+		out = append(out, m.(map[string]any))
+	}
+	return out
+}
+
+func TestTemporalScopedMappings(t *testing.T) {
+	h := newHarness(t, Config{})
+	dir := dateBundle(t)
+	global := toMaps(upgradableArgs(t, h, dir)["mappings"])
+	ms := append(global,
+		map[string]any{"date": "2026-12-31", "instant": "2026-12-31T23:59:59+02:00", "concept_id": "metrics/revenue", "field": "stale_after"},
+		map[string]any{"date": "2026-12-31", "instant": "2026-12-31T18:00:00Z", "concept_id": "metrics/revenue"},
+		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T12:00:00Z", "concept_id": "tables/orders"},
+		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T01:00:00Z", "concept_id": "tables/orders", "field": "sources[0].last_modified"},
+		map[string]any{"date": "2026-04-01", "instant": "2026-04-01T08:00:00-05:00", "field": "usage_window.from"},
+		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T06:30:00+01:00", "field": "sources[1].last_modified"},
+	)
+	args := temporalArgs(dir, ms...)
+	prev := h.mustCall(t, "preview_temporal_upgrade", args)
+	if prev["status"] != "applicable" {
+		t.Fatalf("preview: %v", prev)
+	}
+	h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+	read := func(rel string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, rel))
+		return string(b)
+	}
+	revenue, orders, margin := read("metrics/revenue.md"), read("tables/orders.md"), read("metrics/gross-margin.md")
+	for _, c := range []struct{ doc, want string }{
+		{revenue, "stale_after: 2026-12-31T23:59:59+02:00\n"},                                   // concept+field beats concept and global
+		{revenue, "last_modified: 2026-06-15T00:00:00Z\n"},                                      // field-scoped sources[1] does not apply to sources[0]
+		{orders, "stale_after: 2026-12-31T00:00:00Z\n"},                                         // global
+		{orders, "last_modified: 2026-06-15T01:00:00Z\n"},                                       // concept+field
+		{orders, "last_modified: 2026-06-15T12:00:00Z\n"},                                       // concept beats field-only
+		{orders, "usage_window: { from: 2026-04-01T08:00:00-05:00, to: 2026-06-30T00:00:00Z }"}, // field beats global
+		{margin, "stale_after: 2026-12-31T00:00:00Z\n"},                                         // another concept keeps the global
+		{margin, "last_modified: 2026-06-15T06:30:00+01:00\n"},                                  // field-only beats global
+	} {
+		if !strings.Contains(c.doc, c.want) {
+			t.Errorf("missing %q", c.want)
+		}
+	}
+	// Mapping order does not change the request.
+	rev := append([]map[string]any(nil), ms...)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	dir2 := dateBundle(t)
+	a := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir2, ms...))
+	b := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir2, rev...))
+	if a["request_digest"] != b["request_digest"] || a["plan_digest"] != b["plan_digest"] {
+		t.Fatal("mapping order changed the request digest")
+	}
+}
