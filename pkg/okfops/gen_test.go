@@ -13,7 +13,12 @@ import (
 // path. Content is deterministic.
 func genBundle(tb testing.TB, n int) string {
 	tb.Helper()
-	dir := tb.TempDir()
+	return genBundleIn(tb, tb.TempDir(), n)
+}
+
+// genBundleIn is genBundle into an existing empty directory.
+func genBundleIn(tb testing.TB, dir string, n int) string {
+	tb.Helper()
 	filler := strings.Repeat("Revenue is recognized when the order is delivered and the return window closes. ", 18)
 	if err := os.WriteFile(filepath.Join(dir, "index.md"), []byte("---\nokf_version: \"0.2\"\n---\n# Groups\n"), 0o644); err != nil {
 		tb.Fatal(err)
@@ -58,6 +63,43 @@ See [the previous concept](/group%03[2]d/concept%05[3]d.md).[^src]
 		}
 		if err := os.WriteFile(filepath.Join(gdir, "index.md"), []byte(index.String()), 0o644); err != nil {
 			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// genV01Bundle writes a synthetic v0.1 bundle of n concepts: a legacy
+// timestamp key and a # Citations section with two links each.
+func genV01Bundle(tb testing.TB, dir string, n int) string {
+	tb.Helper()
+	filler := strings.Repeat("Each row is one event with a user, a session and a timestamp. ", 16)
+	os.WriteFile(filepath.Join(dir, "index.md"), []byte("# Groups\n"), 0o644)
+	for g := 0; g*100 < n; g++ {
+		gdir := filepath.Join(dir, fmt.Sprintf("group%03d", g))
+		if err := os.MkdirAll(gdir, 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		for i := g * 100; i < min(n, (g+1)*100); i++ {
+			content := fmt.Sprintf(`---
+type: BigQuery Table
+title: Table %[1]d
+description: Synthetic legacy table %[1]d.
+tags:
+- bench
+- legacy
+timestamp: '2026-05-28T22:53:05+00:00'
+---
+
+# Overview
+%[2]s
+
+# Citations
+- [Schema reference %[1]d](https://example.com/schema/%[1]d)
+- https://example.com/queries/%[1]d
+`, i, filler)
+			if err := os.WriteFile(filepath.Join(gdir, fmt.Sprintf("table%05d.md", i)), []byte(content), 0o644); err != nil {
+				tb.Fatal(err)
+			}
 		}
 	}
 	return dir

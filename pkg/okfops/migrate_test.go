@@ -31,7 +31,7 @@ func migrateApply(prev, args map[string]any) map[string]any {
 // migrateFully previews, supplies a mapping for every citation the preview
 // asks about (taken from its own text, the way a reviewer would), and
 // returns the applicable preview and its arguments.
-func migrateFully(t *testing.T, h *harness, dir string) (map[string]any, map[string]any) {
+func migrateFully(t testing.TB, h *harness, dir string) (map[string]any, map[string]any) {
 	t.Helper()
 	args := migrateArgs(dir, nil)
 	prev := h.mustCall(t, "preview_v02_migration", args)

@@ -168,6 +168,7 @@ func compileTemporal(ms []TemporalMapping) (*temporalRequest, error) {
 		}
 		if m.ConceptID != "" {
 			if _, err := bundle.ConceptPath(m.ConceptID); err != nil {
+				m.ConceptID = "" // never echo an invalid id
 				fail(i, m, "bad_concept_id", "concept_id is invalid")
 				continue
 			}

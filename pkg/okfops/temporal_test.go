@@ -453,3 +453,123 @@ func TestTemporalScopedMappings(t *testing.T) {
 		t.Fatal("mapping order changed the request digest")
 	}
 }
+
+// TestTemporalEveryFixture upgrades every date-profile fixture with
+// midnight UTC mappings and finds nothing to do in instant fixtures.
+func TestTemporalEveryFixture(t *testing.T) {
+	h := newHarness(t, Config{})
+	for _, name := range fixtureBundles(t) {
+		profile, _, _ := strings.Cut(name, "/")
+		if profile != "v0.2-date" && profile != "v0.2-instant" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			dir := copyTree(t, filepath.Join(fixtureRoot, name))
+			if profile == "v0.2-instant" {
+				prev := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
+				if prev["status"] != "noop" || prev["plan_digest"] != nil {
+					t.Fatalf("preview: %v", prev)
+				}
+				return
+			}
+			first := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
+			if first["status"] == "noop" {
+				// Some date fixtures carry no profile fields at all.
+				v := h.mustCall(t, "validate_bundle", map[string]any{"bundle_path": dir})
+				if v["bundle"].(map[string]any)["temporal_profile"] != "none" {
+					t.Fatalf("noop preview on a bundle with profile %v", v["bundle"])
+				}
+				return
+			}
+			args := upgradableArgs(t, h, dir)
+			prev := h.mustCall(t, "preview_temporal_upgrade", args)
+			if prev["status"] != "applicable" {
+				t.Fatalf("preview: %v", prev)
+			}
+			h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+			v := h.mustCall(t, "validate_bundle", map[string]any{"bundle_path": dir})
+			if v["bundle"].(map[string]any)["temporal_profile"] != "instant" {
+				t.Fatalf("validate after upgrade: %v", v["bundle"])
+			}
+		})
+	}
+}
+
+const styledConcept = "---\n" +
+	"type: Metric\n" +
+	"title: Styled\n" +
+	"stale_after: \"2026-12-31\" # quoted, with a comment\n" +
+	"usage_window:\n" +
+	"  from: '2026-04-01'\n" +
+	"  to: 2026-06-30\n" +
+	"sources: [{ id: a, resource: https://example.com/a, last_modified: 2026-06-15 }, { id: b, resource: https://example.com/b, last_modified: 2026-06-15T09:00:00+02:00 }]\n" +
+	"---\n\nstale_after: 2026-12-31 in the body stays.\n"
+
+const styledWant = "---\n" +
+	"type: Metric\n" +
+	"title: Styled\n" +
+	"stale_after: 2026-12-31T00:00:00Z # quoted, with a comment\n" +
+	"usage_window:\n" +
+	"  from: 2026-04-01T00:00:00Z\n" +
+	"  to: 2026-06-30T00:00:00Z\n" +
+	"sources: [{ id: a, resource: https://example.com/a, last_modified: 2026-06-15T00:00:00Z }, { id: b, resource: https://example.com/b, last_modified: 2026-06-15T09:00:00+02:00 }]\n" +
+	"---\n\nstale_after: 2026-12-31 in the body stays.\n"
+
+func styledBundle(t *testing.T, extra map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"index.md": "---\nokf_version: \"0.2\"\n---\n# Index\n", "metrics/styled.md": styledConcept}
+	for k, v := range extra {
+		files[k] = v
+	}
+	for rel, content := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestTemporalStyledScalars(t *testing.T) {
+	h := newHarness(t, Config{})
+	dir := styledBundle(t, nil)
+	args := upgradableArgs(t, h, dir)
+	prev := h.mustCall(t, "preview_temporal_upgrade", args)
+	if prev["status"] != "applicable" {
+		t.Fatalf("preview: %v", prev)
+	}
+	h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
+	if got, _ := os.ReadFile(filepath.Join(dir, "metrics/styled.md")); string(got) != styledWant {
+		t.Fatalf("got\n%s", got)
+	}
+}
+
+func TestTemporalRejectsUnsafeConcepts(t *testing.T) {
+	h := newHarness(t, Config{})
+	for _, c := range []struct{ name, content, code string }{
+		{"crlf", strings.ReplaceAll(styledConcept, "\n", "\r\n"), "crlf_frontmatter"},
+		{"yaml syntax", "---\ntype: [unclosed\nstale_after: 2026-12-31\n---\n", "yaml_syntax"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := styledBundle(t, map[string]string{"other/bad.md": c.content})
+			before := snapshotTree(t, dir)
+			prev := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, midnightMappings([]any{"2026-04-01", "2026-06-15", "2026-06-30", "2026-12-31"})...))
+			if prev["status"] != "rejected" || prev["plan_digest"] != nil {
+				t.Fatalf("preview: %v", prev)
+			}
+			found := false
+			for _, d := range prev["diagnostics"].([]any) {
+				dm := d.(map[string]any)
+				found = found || (dm["concept_id"] == "other/bad" && dm["code"] == c.code)
+			}
+			if !found {
+				t.Fatalf("diagnostics: %v", prev["diagnostics"])
+			}
+			assertNoWrite(t, before, dir)
+		})
+	}
+}

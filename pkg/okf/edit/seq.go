@@ -51,7 +51,7 @@ func (e *Editor) SetSequence(key string, items []Item, renderOriginal func(i int
 		return err
 	}
 	var b strings.Builder
-	b.Write(e.src[start:e.lineStart(k.Line + 1)]) // the key line, comment and all
+	b.Write(e.src[start:e.lineStart(k.Line+1)]) // the key line, comment and all
 	if v.Line == k.Line {
 		return refuse("ambiguous_yaml", "sequence %q starts on its key's line", key)
 	}

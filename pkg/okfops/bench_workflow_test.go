@@ -1,0 +1,123 @@
+package okfops
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+)
+
+// benchDirs returns a fresh directory on the disk (fsyncs cost what they
+// cost) and, when /dev/shm is a tmpfs, one in memory (fsync is free there,
+// which is how the "fsyncs excluded" figures are taken).
+func benchDirs(b *testing.B) map[string]string {
+	dirs := map[string]string{"disk": b.TempDir()}
+	if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+		d, err := os.MkdirTemp("/dev/shm", "okfbench")
+		if err == nil {
+			b.Cleanup(func() { os.RemoveAll(d) })
+			dirs["tmpfs"] = d
+		}
+	}
+	return dirs
+}
+
+func reportMedian(b *testing.B, took []time.Duration) {
+	sort.Slice(took, func(i, j int) bool { return took[i] < took[j] })
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+}
+
+// benchPatchOps is a 10-operation patch over ten concepts of a genBundle.
+func benchPatchOps(dir string, round int) map[string]any {
+	var ops []map[string]any
+	for i := 0; i < 10; i++ {
+		id := fmt.Sprintf("group%03d/concept%05d", i*7%100, (i*7%100)*100+i)
+		ops = append(ops, map[string]any{"op": "ensure_verification", "concept_id": id, "by": "process:bench",
+			"at": fmt.Sprintf("2026-08-%02dT%02d:00:00Z", 1+round%28, i)})
+	}
+	return patchArgs(dir, ops...)
+}
+
+// BenchmarkConceptPatch previews and applies a 10-operation patch on a
+// 10,000-concept bundle, on disk and on tmpfs, reporting each median.
+func BenchmarkConceptPatch(b *testing.B) {
+	for place, root := range benchDirs(b) {
+		dir := genBundleIn(b, root, 10000)
+		time.Sleep(2100 * time.Millisecond) // past the digest cache's racy window
+		h := newHarness(b, Config{})
+		h.mustCall(b, "list_concepts", map[string]any{"bundle_path": dir})
+		for _, phase := range []string{"preview", "apply"} {
+			b.Run(place+"/"+phase, func(b *testing.B) {
+				var took []time.Duration
+				round := 0
+				for b.Loop() {
+					round++
+					args := benchPatchOps(dir, round+int(time.Now().UnixNano()%1000)*31)
+					start := time.Now()
+					prev := h.mustCall(b, "preview_concept_patch", args)
+					mid := time.Now()
+					if prev["status"] != "applicable" {
+						b.Fatalf("preview: %v", prev["status"])
+					}
+					res := h.mustCall(b, "apply_concept_patch", applyArgs(prev, args))
+					end := time.Now()
+					if res["status"] != "applied" {
+						b.Fatalf("apply: %v", res)
+					}
+					if phase == "preview" {
+						took = append(took, mid.Sub(start))
+					} else {
+						took = append(took, end.Sub(mid))
+					}
+				}
+				reportMedian(b, took)
+			})
+		}
+	}
+}
+
+// BenchmarkMigration previews and applies the v0.1 → v0.2 migration of
+// the largest v0.1 fixture and of a generated 5,000-concept v0.1 bundle
+// (preview + apply per iteration, each on a fresh copy).
+func BenchmarkMigration(b *testing.B) {
+	largest := ""
+	best := 0
+	entries, _ := os.ReadDir(filepath.Join(fixtureRoot, "v0.1"))
+	for _, e := range entries {
+		if n := len(conceptIDs(b, filepath.Join(fixtureRoot, "v0.1", e.Name()))); n > best {
+			largest, best = e.Name(), n
+		}
+	}
+	h := newHarness(b, Config{})
+	cases := []struct {
+		name string
+		make func() string
+	}{
+		{fmt.Sprintf("fixture-%s-%d", largest, best), func() string { return copyTree(b, filepath.Join(fixtureRoot, "v0.1", largest)) }},
+		{"generated-5000", func() string { return genV01Bundle(b, b.TempDir(), 5000) }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var prevT, applyT []time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				dir := c.make()
+				b.StartTimer()
+				start := time.Now()
+				prev, args := migrateFully(b, h, dir)
+				mid := time.Now()
+				res := h.mustCall(b, "apply_v02_migration", migrateApply(prev, args))
+				end := time.Now()
+				if res["status"] != "applied" {
+					b.Fatalf("apply: %v", res)
+				}
+				prevT, applyT = append(prevT, mid.Sub(start)), append(applyT, end.Sub(mid))
+			}
+			sort.Slice(prevT, func(i, j int) bool { return prevT[i] < prevT[j] })
+			b.ReportMetric(float64(prevT[len(prevT)/2].Microseconds())/1000, "preview-p50-ms")
+			reportMedian(b, applyT)
+		})
+	}
+}
