@@ -96,3 +96,18 @@ func BenchmarkParseProjectCheck(b *testing.B) {
 		_ = Links(d.Body())
 	}
 }
+
+// BenchmarkParseFixtures parses every shared fixture frontmatter once per
+// iteration (a bundle-listing workload).
+func BenchmarkParseFixtures(b *testing.B) {
+	fx := loadFixtures(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range fx {
+			if _, err := ParseFrontmatterOnly(bytes.NewReader(f.data), Limits{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(fx)), "ns/file")
+}

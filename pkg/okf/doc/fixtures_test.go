@@ -96,8 +96,9 @@ func TestFixturesRoundTrip(t *testing.T) {
 	}
 }
 
-// TestFixturesV02NoWarnings pins down that the v0.2 fixture concepts are
-// clean apart from footnotes that legitimately cite no source.
+// TestFixturesV02Warnings checks that v0.2 fixture concepts carry no legacy
+// warnings and logs the remaining warning counts (the date-profile
+// stackoverflow fixtures have comma-string tags and [^1] footnotes).
 func TestFixturesV02Warnings(t *testing.T) {
 	counts := map[string]int{}
 	for _, f := range loadFixtures(t) {

@@ -8,6 +8,7 @@ package edit
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -27,6 +28,9 @@ func (e *Error) Error() string { return e.Code + ": " + e.Msg }
 func refuse(code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: fmt.Sprintf(format, args...)}
 }
+
+// keyPattern is the shape of keys the editor writes (the spec's keys).
+var keyPattern = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 type span struct {
 	start, end int // byte offsets in the source
@@ -156,6 +160,9 @@ func (e *Editor) entry(key string) (start, end int, k, v *yaml.Node, ok bool, er
 // key goes at the end of the frontmatter (creating a frontmatter block when
 // the document has none).
 func (e *Editor) SetKey(key, value string) error {
+	if !keyPattern.MatchString(key) {
+		return refuse("bad_key", "keys written by the editor are identifiers")
+	}
 	line := key + ":"
 	if strings.HasPrefix(value, "\n") {
 		line += value
@@ -230,6 +237,9 @@ func (e *Editor) ReplaceKey(oldKey, newKey, value string) error {
 	}
 	if !ok {
 		return refuse("missing_key", "key %q is not present", oldKey)
+	}
+	if !keyPattern.MatchString(newKey) {
+		return refuse("bad_key", "keys written by the editor are identifiers")
 	}
 	e.add(start, end, newKey+": "+value+"\n")
 	return nil

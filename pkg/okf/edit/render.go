@@ -1,8 +1,7 @@
 package edit
 
 import (
-	"bytes"
-	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 )
@@ -20,11 +19,32 @@ func Scalar(s string) string {
 		!strings.Contains(s, ": ") && !strings.HasSuffix(s, ":") && !strings.HasSuffix(s, " ") {
 		return s
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.Encode(s)
-	return strings.TrimSuffix(buf.String(), "\n")
+	return quote(s)
+}
+
+// quote renders a YAML double-quoted scalar, escaping every character
+// YAML does not allow literally (C0 and C1 controls, DEL, BOM, U+FFFE/F).
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0xfeff || r == 0xfffe || r == 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // Flow renders ordered key/value pairs as a one-line flow mapping
