@@ -151,6 +151,17 @@ func verification(e *edit.Editor, d *doc.Document, pr doc.Projection, op PatchOp
 	if n != nil && n.Kind != yaml.SequenceNode && n.Kind != yaml.MappingNode {
 		return reject("bad_verified", "verified is neither a mapping nor a list")
 	}
+	// Kept events are addressed by their index in the projection, which
+	// drops entries without a usable by: it must match the entries 1:1.
+	if n != nil {
+		entries := 1 // a bare mapping is one event
+		if n.Kind == yaml.SequenceNode {
+			entries = len(n.Content)
+		}
+		if entries != len(pr.Verified) {
+			return reject("bad_verified", "a verified entry is malformed; fix it before patching")
+		}
+	}
 	var items []edit.Item
 	matched := false
 	for i, v := range pr.Verified {

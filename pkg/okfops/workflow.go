@@ -150,6 +150,12 @@ func replayed(rec store.Receipt, bind binding) (applyOut, error) {
 		return applyOut{}, domainerr.New(domainerr.ReceiptConflict,
 			"a receipt under this plan's key belongs to a different request; nothing was written, preview again")
 	}
+	if rec.BaseRevision != bind.ExpectedRevision {
+		// Only the exact apply replays: its expected revision is the base
+		// the receipt was committed against.
+		return applyOut{}, domainerr.New(domainerr.PlanMismatch,
+			"this plan was applied from a different base revision than the one given; preview again")
+	}
 	return fromReceipt(rec, "replayed", rec.Key), nil
 }
 

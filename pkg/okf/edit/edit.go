@@ -149,6 +149,20 @@ func (e *Editor) entry(key string) (start, end int, k, v *yaml.Node, ok bool, er
 		if end > e.fmEnd {
 			end = e.fmEnd
 		}
+		// Up to the next key (or the closing fence) only blank and comment
+		// lines may follow: a value that goes on at column 1 (a flow
+		// collection continued there, list items after a column-1
+		// comment) has bytes past end that an edit would leave behind.
+		next := e.fmEnd
+		if i+2 < len(root.Content) {
+			next = min(next, e.lineStart(root.Content[i+2].Line))
+		}
+		for ln := last + 1; e.lineStart(ln) < next; ln++ {
+			text := strings.TrimSpace(string(e.src[e.lineStart(ln):min(e.lineStart(ln+1), next)]))
+			if text != "" && !strings.HasPrefix(text, "#") {
+				return 0, 0, nil, nil, false, refuse("ambiguous_yaml", "the value of key %q continues at column 1", key)
+			}
+		}
 		return start, end, k, v, true, nil
 	}
 	return 0, 0, nil, nil, false, nil

@@ -35,6 +35,11 @@ func (e *Editor) SetSequence(key string, items []Item, renderOriginal func(i int
 		return err
 	}
 	if !ok || v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle != 0 {
+		if ok {
+			if err := e.losslessRewrite(start, end, k, v, items, renderOriginal); err != nil {
+				return err
+			}
+		}
 		var b strings.Builder
 		b.WriteString("\n")
 		for _, it := range items {
@@ -102,4 +107,118 @@ func (e *Editor) itemSpans(v *yaml.Node, entryEnd int) ([][2]int, string, error)
 		}
 	}
 	return spans, indent, nil
+}
+
+// losslessRewrite checks that rewriting an existing flow sequence or bare
+// mapping (bytes [start, end)) as a block list loses nothing: the entry
+// holds no comment, and every kept item, as renderOriginal renders it,
+// reads back as the same YAML value (unknown fields included).
+func (e *Editor) losslessRewrite(start, end int, k, v *yaml.Node, items []Item, renderOriginal func(i int) string) error {
+	if e.hasComment(start, end, k, v) {
+		return refuse("lossy_rewrite", "rewriting %q as a list would drop its comments", k.Value)
+	}
+	var originals []*yaml.Node
+	switch v.Kind {
+	case yaml.SequenceNode:
+		originals = v.Content
+	case yaml.MappingNode:
+		originals = []*yaml.Node{v}
+	}
+	for _, it := range items {
+		if it.Keep < 0 {
+			continue
+		}
+		var n yaml.Node
+		if it.Keep >= len(originals) || renderOriginal == nil ||
+			yaml.Unmarshal([]byte(renderOriginal(it.Keep)), &n) != nil || len(n.Content) != 1 ||
+			!sameValue(originals[it.Keep], n.Content[0]) {
+			return refuse("lossy_rewrite", "an entry of %q cannot be rewritten as a list item without losing data", k.Value)
+		}
+	}
+	return nil
+}
+
+// hasComment reports whether bytes [start, end) hold a YAML comment: a
+// '#' at a line start or after a blank, outside the quoted scalars of the
+// nodes (located by their positions). The YAML library does not keep
+// every comment in its nodes (those inside flow collections are dropped),
+// so the bytes are scanned. A '#' in a block scalar counts too: in doubt,
+// refuse.
+func (e *Editor) hasComment(start, end int, nodes ...*yaml.Node) bool {
+	quoted := map[int]bool{}
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && n.Style&(yaml.SingleQuotedStyle|yaml.DoubleQuotedStyle) != 0 {
+			quoted[e.offset(n.Line, n.Column)] = true
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	for _, n := range nodes {
+		walk(n)
+	}
+	for i := start; i < end; i++ {
+		c := e.src[i]
+		switch {
+		case quoted[i] && (c == '\'' || c == '"'):
+			i = skipQuoted(e.src[:end], i)
+		case c == '#' && (i == start || e.src[i-1] == ' ' || e.src[i-1] == '\t' || e.src[i-1] == '\n'):
+			return true
+		}
+	}
+	return false
+}
+
+// skipQuoted returns the offset of the closing quote of the quoted scalar
+// opening at src[i] (len(src) when it is not closed).
+func skipQuoted(src []byte, i int) int {
+	q := src[i]
+	for j := i + 1; j < len(src); j++ {
+		switch {
+		case q == '"' && src[j] == '\\':
+			j++
+		case src[j] == q && q == '\'' && j+1 < len(src) && src[j+1] == '\'':
+			j++
+		case src[j] == q:
+			return j
+		}
+	}
+	return len(src)
+}
+
+// sameValue compares two YAML values, ignoring style and mapping order. A
+// string and a timestamp with the same text are the same value (the
+// editor writes dates plain); anchors and explicit tags never are.
+func sameValue(a, b *yaml.Node) bool {
+	if a.Kind != b.Kind || a.Anchor != "" || a.Style&yaml.TaggedStyle != 0 || len(a.Content) != len(b.Content) {
+		return false
+	}
+	switch a.Kind {
+	case yaml.ScalarNode:
+		textual := func(tag string) bool { return tag == "!!str" || tag == "!!timestamp" }
+		return a.Value == b.Value && (a.ShortTag() == b.ShortTag() || textual(a.ShortTag()) && textual(b.ShortTag()))
+	case yaml.SequenceNode:
+		for i := range a.Content {
+			if !sameValue(a.Content[i], b.Content[i]) {
+				return false
+			}
+		}
+		return true
+	case yaml.MappingNode:
+		for i := 0; i < len(a.Content); i += 2 {
+			found := false
+			for j := 0; j < len(b.Content); j += 2 {
+				if sameValue(a.Content[i], b.Content[j]) {
+					found = sameValue(a.Content[i+1], b.Content[j+1])
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
