@@ -108,6 +108,29 @@ func writeTemp(dfd int, base string, data []byte, perm os.FileMode) (string, err
 	return tmp, nil
 }
 
+// RenameNoSync is Rename without the directory fsyncs, for callers that
+// publish many files and fsync each touched directory once afterwards
+// (SyncDir). Until then the rename may not survive a crash.
+func (r *Root) RenameNoSync(from, to string) error {
+	sfd, sname, err := r.dirOf(from)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(sfd)
+	dfd, dname, err := r.dirOf(to)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	if err := unix.Renameat(sfd, sname, dfd, dname); err != nil {
+		if err == unix.ENOENT {
+			return &PathError{Code: CodeNotFound, Rel: from, Err: err}
+		}
+		return &PathError{Code: CodeIO, Rel: to, Err: err}
+	}
+	return nil
+}
+
 // Rename atomically renames from to to inside the bundle. Neither parent
 // may be reached through a symlink; the destination parent is fsynced, and
 // the source parent too when it differs.

@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sort"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -306,17 +308,64 @@ func (s *Store) stage(j *journal, req Request) error {
 	for _, f := range req.Files {
 		content[f.Path] = f.Content
 	}
+	var work []int
 	for i := range j.Files {
-		e := &j.Files[i]
-		if e.ResultSHA == "" {
-			continue
-		}
-		e.Stage = dir + "/" + strconv.Itoa(i)
-		if err := s.root.WriteFileSynced(e.Stage, content[e.Path], os.FileMode(e.Mode)); err != nil {
-			return fmt.Errorf("store: stage payload: %w", err)
+		if j.Files[i].ResultSHA != "" {
+			j.Files[i].Stage = dir + "/" + strconv.Itoa(i)
+			work = append(work, i)
 		}
 	}
+	// Payloads are written and fsynced by a few workers at once, so the
+	// file system can group their journal commits; the stage directory is
+	// fsynced once at the end.
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  = make(chan int)
+	)
+	for w := 0; w < min(stageWorkers, len(work)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				e := j.Files[i]
+				if err := s.writeStaged(e.Stage, content[e.Path], os.FileMode(e.Mode)); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, i := range work {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if first != nil {
+		return fmt.Errorf("store: stage payload: %w", first)
+	}
+	if err := s.root.SyncDir(dir); err != nil {
+		return fmt.Errorf("store: sync stage: %w", err)
+	}
 	return nil
+}
+
+// stageWorkers is how many payloads are written and fsynced concurrently.
+const stageWorkers = 8
+
+func (s *Store) writeStaged(rel string, data []byte, mode os.FileMode) error {
+	f, err := s.root.CreateExclusive(rel, mode)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	return errors.Join(werr, serr, cerr)
 }
 
 func (s *Store) cleanStage(txid string) {

@@ -18,7 +18,18 @@ import (
 // idempotent: files already in their result state are skipped, so recovery
 // reuses it.
 func (s *Store) finish(j journal) error {
+	// Files are renamed into place without a directory fsync each; every
+	// touched directory is fsynced once before the root index.md (always
+	// last in the journal) is published, and the root after it. A crash
+	// in between is safe: the journal is durable and recovery redoes any
+	// file not yet in its result state from its fsynced stage.
+	dirty := map[string]bool{}
 	for i, e := range j.Files {
+		if e.Path == "index.md" {
+			if err := s.syncDirs(dirty); err != nil {
+				return err
+			}
+		}
 		if err := s.step("apply:" + strconv.Itoa(i)); err != nil {
 			return err
 		}
@@ -32,6 +43,7 @@ func (s *Store) finish(j journal) error {
 		if cur != e.BaseSHA {
 			return corrupt("file %q is in neither its base nor its result state", e.Path)
 		}
+		dirty[parent(e.Path)] = true
 		if e.ResultSHA == "" {
 			if err := s.root.Remove(e.Path); err != nil {
 				return fmt.Errorf("store: delete %q: %w", e.Path, err)
@@ -43,9 +55,13 @@ func (s *Store) finish(j journal) error {
 				return fmt.Errorf("store: create directory for %q: %w", e.Path, err)
 			}
 		}
-		if err := s.root.Rename(e.Stage, e.Path); err != nil {
+		dirty[parent(e.Stage)] = true
+		if err := s.root.RenameNoSync(e.Stage, e.Path); err != nil {
 			return fmt.Errorf("store: publish %q: %w", e.Path, err)
 		}
+	}
+	if err := s.syncDirs(dirty); err != nil {
+		return err
 	}
 	if err := s.step(StepApplied); err != nil {
 		return err
@@ -75,6 +91,17 @@ func (s *Store) finish(j journal) error {
 	s.root.Remove(journalPath)
 	s.cleanStage(j.TxID)
 	s.pruneReceipts()
+	return nil
+}
+
+// syncDirs fsyncs each directory in dirty once and empties the set.
+func (s *Store) syncDirs(dirty map[string]bool) error {
+	for dir := range dirty {
+		if err := s.root.SyncDir(dir); err != nil {
+			return fmt.Errorf("store: sync directory %q: %w", dir, err)
+		}
+		delete(dirty, dir)
+	}
 	return nil
 }
 
