@@ -3,6 +3,7 @@ package bundle
 import (
 	"context"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -21,8 +22,14 @@ type File struct {
 // are skipped). A symlink or special file is PATH_REJECTED; more files than
 // MaxFiles or deeper nesting than MaxDepth is RESOURCE_LIMIT.
 func (b *Bundle) Files(ctx context.Context) ([]File, error) {
-	var out []File
-	err := b.Root.Walk(safefs.WalkOptions{MaxDepth: b.Limits.MaxDepth, SkipHidden: true}, func(e safefs.Entry) error {
+	var (
+		mu  sync.Mutex
+		out []File
+	)
+	opt := safefs.WalkOptions{MaxDepth: b.Limits.MaxDepth, SkipHidden: true}
+	err := b.Root.WalkParallel(opt, scanWorkers, func(e safefs.Entry) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if len(out) >= b.Limits.MaxFiles {
 			return domainerr.New(domainerr.ResourceLimit, "the bundle has more than %d files", b.Limits.MaxFiles).
 				WithDetails(map[string]any{"limit": "max_files", "value": b.Limits.MaxFiles})
@@ -36,6 +43,7 @@ func (b *Bundle) Files(ctx context.Context) ([]File, error) {
 	if err != nil {
 		return nil, PathErr(err)
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
 	return out, nil
 }
 
@@ -61,7 +69,7 @@ const (
 // in input order. Only a window of results is held at once. fn returning an
 // error stops the scan with that error.
 func (b *Bundle) Scan(ctx context.Context, files []File, mode ScanMode, fn func(Parsed) error) error {
-	workers := min(runtime.GOMAXPROCS(0), 8)
+	workers := scanWorkers
 	const window = 256
 	lim := doc.Limits{MaxFrontmatterBytes: b.Limits.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes}
 	for start := 0; start < len(files); start += window {
@@ -133,3 +141,8 @@ func (b *Bundle) ReadConcept(id string) (*doc.Document, []byte, error) {
 	d, err := doc.Parse(raw, lim)
 	return d, raw, err
 }
+
+// scanWorkers is how many files a scan opens and parses at once. It is
+// above the CPU count on purpose: on a cold page cache each worker mostly
+// waits for the disk.
+var scanWorkers = max(8, 2*runtime.GOMAXPROCS(0))
