@@ -7,4 +7,4 @@ cd "$(dirname "$0")/../.."
 count="${1:-3}"
 echo "# $(date -u +%FT%TZ) $(go version) $(nproc) CPUs"
 go test ./pkg/okfops -run '^$' -count "$count" -timeout 60m \
-  -bench 'ListConcepts|ValidateBundle|Revision|WriteConcept|ConceptPatch|Migration' -benchtime 10x
+  -bench 'ListConcepts|ValidateBundle|ColdDisk|Revision|WriteConcept|ConceptPatch|Migration' -benchtime 10x

@@ -52,7 +52,7 @@ func (o *Ops) listNotes() registry.Operation {
 		"has_more": schema.Bool("Whether a later page may hold more notes."),
 	}, "notes", "page", "has_more")
 	desc := "List notes, optionally only those in one notebook, with one tag, or linking to one resource (at most one filter). Paged; bodies omitted unless asked."
-	return op("list_notes", "List notes", desc, registry.EffectRead, in, out, typed(o.doListNotes))
+	return op("list_notes", "List notes", desc, registry.EffectRead, in, out, registry.Func(o.doListNotes))
 }
 
 func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, error) {

@@ -65,7 +65,7 @@ func (o *Ops) updateNote() registry.Operation {
 		"todo_completed": timeSchema,
 	}, "id")
 	desc := "Change a note's title, body, notebook (move) or to-do fields. Only the given fields change. A note in the trash must be restored first."
-	return op("update_note", "Update note", desc, registry.EffectUpdate, in, noteSchema(), typed(o.doUpdateNote))
+	return op("update_note", "Update note", desc, registry.EffectUpdate, in, noteSchema(), registry.Func(o.doUpdateNote))
 }
 
 func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (Note, error) {
@@ -124,7 +124,7 @@ type noteIDIn struct {
 func (o *Ops) trashNote() registry.Operation {
 	in := schema.Object("", map[string]any{"id": schema.ID("Note id.")}, "id")
 	return op("trash_note", "Trash note", "Move a note to the trash. It can be brought back with restore_note; nothing is deleted permanently.",
-		registry.EffectTrash, in, trashOutSchema("Note"), typed(func(ctx context.Context, in noteIDIn) (trashOut, error) {
+		registry.EffectTrash, in, trashOutSchema("Note"), registry.Func(func(ctx context.Context, in noteIDIn) (trashOut, error) {
 			n, err := o.loadNote(ctx, in.ID, "id,deleted_time")
 			if err != nil {
 				return trashOut{}, err
@@ -157,7 +157,7 @@ func (o *Ops) restoreNote() registry.Operation {
 		"moved":            schema.Bool("The note was restored into notebook_id from the request."),
 	}, "id", "notebook_id", "already_restored", "moved")
 	desc := "Bring a note back from the trash into its notebook. If that notebook is trashed or gone, this fails unless notebook_id names another notebook."
-	return op("restore_note", "Restore note", desc, registry.EffectUpdate, in, out, typed(o.doRestoreNote))
+	return op("restore_note", "Restore note", desc, registry.EffectUpdate, in, out, registry.Func(o.doRestoreNote))
 }
 
 func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteOut, error) {

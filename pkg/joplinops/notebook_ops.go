@@ -190,7 +190,7 @@ func (o *Ops) getNotebook() registry.Operation {
 	return op("get_notebook", "Get notebook",
 		"Read one notebook by id, trashed ones included, with its direct sub-notebooks (trashed ones flagged).",
 		registry.EffectRead, notebookIDSchema(), notebookSchema(),
-		typed(func(ctx context.Context, in notebookIDIn) (Notebook, error) {
+		registry.Func(func(ctx context.Context, in notebookIDIn) (Notebook, error) {
 			r, err := o.loadNotebook(ctx, in.ID, "notebook")
 			if err != nil {
 				return Notebook{}, err
@@ -216,7 +216,7 @@ func (o *Ops) createNotebook() registry.Operation {
 	desc := "Create a notebook, at the top level or under parent_id. Fails with NOTEBOOK_ALREADY_EXISTS, " +
 		"writing nothing, when the parent already holds a notebook with the same title (trashed ones included)."
 	return op("create_notebook", "Create notebook", desc, registry.EffectCreate, in, notebookSchema(),
-		typed(o.doCreateNotebook))
+		registry.Func(o.doCreateNotebook))
 }
 
 func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebook, error) {
@@ -263,7 +263,7 @@ func (o *Ops) updateNotebook() registry.Operation {
 	desc := "Rename and/or move a notebook; give title, parent_id or both. Refuses a move into itself or " +
 		"its own sub-notebooks, and a title a sibling already has (NOTEBOOK_ALREADY_EXISTS, trashed ones included)."
 	return op("update_notebook", "Update notebook", desc, registry.EffectUpdate, in, notebookSchema(),
-		typed(o.doUpdateNotebook))
+		registry.Func(o.doUpdateNotebook))
 }
 
 func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebook, error) {
@@ -329,7 +329,7 @@ func (o *Ops) trashNotebook() registry.Operation {
 	desc := "Move a notebook, with all its sub-notebooks and notes, to the trash. Undo with restore_notebook; " +
 		"never deletes permanently. Trashing a trashed notebook changes nothing."
 	return op("trash_notebook", "Trash notebook", desc, registry.EffectTrash, notebookIDSchema(), trashOutSchema("Notebook"),
-		typed(func(ctx context.Context, in notebookIDIn) (trashOut, error) {
+		registry.Func(func(ctx context.Context, in notebookIDIn) (trashOut, error) {
 			cur, err := o.loadNotebook(ctx, in.ID, "notebook")
 			if err != nil {
 				return trashOut{}, err
@@ -367,7 +367,7 @@ func (o *Ops) restoreNotebook() registry.Operation {
 		"chained under 1 s apart). Items trashed on their own earlier stay in the trash (left_in_trash). " +
 		"If its parent is still trashed, it moves to the top level."
 	return op("restore_notebook", "Restore notebook", desc, registry.EffectUpdate, notebookIDSchema(), out,
-		typed(o.doRestoreNotebook))
+		registry.Func(o.doRestoreNotebook))
 }
 
 // trashedItem is a trashed notebook or note below the notebook to restore.

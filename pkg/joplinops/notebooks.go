@@ -48,7 +48,7 @@ func (o *Ops) listNotebooks() registry.Operation {
 	out["$defs"] = map[string]any{"notebook": node}
 	return op("list_notebooks", "List notebooks", "List every notebook not in the trash, as a tree sorted by title.",
 		registry.EffectRead, schema.Object("", map[string]any{}), out,
-		typed(func(ctx context.Context, _ listNotebooksIn) (listNotebooksOut, error) {
+		registry.Func(func(ctx context.Context, _ listNotebooksIn) (listNotebooksOut, error) {
 			folders, err := joplin.ListAll[apiFolder](ctx, o.c, "/folders", url.Values{
 				"fields": {"id,parent_id,title"}, "order_by": {"title"}, "order_dir": {"ASC"},
 			}, MaxNotebooks)

@@ -93,7 +93,7 @@ func (o *Ops) getNote() registry.Operation {
 		out["properties"].(map[string]any)[k] = v
 	}
 	return op("get_note", "Get note", "Read one note by id, trashed notes included, optionally with its tags, resources, linked notes and backlinks.",
-		registry.EffectRead, in, out, typed(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
+		registry.EffectRead, in, out, registry.Func(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
 			n, err := o.loadNote(ctx, in.ID, noteFields)
 			if err != nil {
 				return noteWithRelations{}, err
@@ -125,7 +125,7 @@ func (o *Ops) createNote() registry.Operation {
 	desc := "Create a note in a notebook. Fails with NOTE_ALREADY_EXISTS, writing nothing, " +
 		"when the notebook already holds a note with the same title (trashed notes included)."
 	return op("create_note", "Create note", desc, registry.EffectCreate, in, noteSchema(),
-		typed(o.doCreateNote))
+		registry.Func(o.doCreateNote))
 }
 
 func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {

@@ -3,7 +3,6 @@
 package joplinops
 
 import (
-	"context"
 	"sync"
 
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -85,17 +84,6 @@ func op(name, title, desc string, effect registry.Effect, in, out schema.S, h re
 		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out),
 		Effect: effect, Exposure: allTransports, Handler: h,
 	}
-}
-
-// typed is registry.Typed with the handler's result type fixed.
-func typed[In, Out any](fn func(context.Context, In) (Out, error)) registry.Handler {
-	return registry.Typed(func(ctx context.Context, in In) (any, error) {
-		out, err := fn(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	})
 }
 
 // Shared schema fragments.

@@ -125,7 +125,7 @@ func (o *Ops) listResources() registry.Operation {
 	}, "resources", "page", "has_more")
 	return op("list_resources", "List resources",
 		"List resources (files attached to notes) with their metadata, one page at a time, sorted by updated_time, created_time, title or size.",
-		registry.EffectRead, in, out, typed(o.doListResources))
+		registry.EffectRead, in, out, registry.Func(o.doListResources))
 }
 
 func (o *Ops) doListResources(ctx context.Context, in listResourcesIn) (listResourcesOut, error) {
@@ -192,7 +192,7 @@ func (o *Ops) getResource() registry.Operation {
 	desc := "Read one resource's metadata by id. With include_notes, also list the notes whose body links to it " +
 		"(trashed ones flagged); that scans every note body, so it is slow on large collections."
 	return op("get_resource", "Get resource", desc, registry.EffectRead, in, out,
-		typed(func(ctx context.Context, in getResourceIn) (getResourceOut, error) {
+		registry.Func(func(ctx context.Context, in getResourceIn) (getResourceOut, error) {
 			r, err := o.loadResource(ctx, in.ID)
 			if err != nil {
 				return getResourceOut{}, err
@@ -226,7 +226,7 @@ func (o *Ops) getResourceContent() registry.Operation {
 		"Resources over %s are refused with RESOURCE_TOO_LARGE.", sizeText(maxBytes))
 	return op("get_resource_content", "Get resource content", desc, registry.EffectRead,
 		schema.Object("", map[string]any{"id": schema.ID("Resource id.")}, "id"), out,
-		typed(func(ctx context.Context, in resourceIDIn) (json.RawMessage, error) {
+		registry.Func(func(ctx context.Context, in resourceIDIn) (json.RawMessage, error) {
 			r, err := o.loadResource(ctx, in.ID)
 			if err != nil {
 				return nil, err
@@ -274,7 +274,7 @@ func (o *Ops) deleteResource() registry.Operation {
 	desc := "Delete a resource and its file permanently: Joplin has no trash for resources, so this cannot be undone. " +
 		"Links to it in note bodies are left dangling; find them first with get_resource include_notes."
 	return op("delete_resource", "Delete resource", desc, registry.EffectDeletePermanent, in, out,
-		typed(func(ctx context.Context, in resourceIDIn) (deleteResourceOut, error) {
+		registry.Func(func(ctx context.Context, in resourceIDIn) (deleteResourceOut, error) {
 			if _, err := o.loadResource(ctx, in.ID); err != nil {
 				return deleteResourceOut{}, err
 			}

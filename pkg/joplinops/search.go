@@ -54,7 +54,7 @@ func (o *Ops) search() registry.Operation {
 	}, "type", "items", "has_more", "page")
 	desc := "Search notes by full text (trashed excluded), or notebooks and tags by title (trashed notebooks included). Joplin indexes notes late: a note created or edited just now may be missing; list_notes sees it at once."
 	return op("search", "Search", desc, registry.EffectRead, in, out,
-		typed(func(ctx context.Context, in searchIn) (searchOut, error) {
+		registry.Func(func(ctx context.Context, in searchIn) (searchOut, error) {
 			if in.Type == "" {
 				in.Type = "note"
 			}

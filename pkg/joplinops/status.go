@@ -25,7 +25,7 @@ func (o *Ops) joplinStatus() registry.Operation {
 	}, "reachable", "authenticated", "message")
 	return op("joplin_status", "Joplin status", "Check whether Joplin is reachable and accepts the configured token.",
 		registry.EffectRead, schema.Object("", map[string]any{}), out,
-		typed(func(ctx context.Context, _ struct{}) (statusOut, error) {
+		registry.Func(func(ctx context.Context, _ struct{}) (statusOut, error) {
 			if err := o.c.Ping(ctx); err != nil {
 				return statusFromErr(false, err)
 			}

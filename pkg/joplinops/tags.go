@@ -99,7 +99,7 @@ func (o *Ops) listTags() registry.Operation {
 	}, "tags", "total")
 	return op("list_tags", "List tags", "List every tag, sorted by title.",
 		registry.EffectRead, schema.Object("", map[string]any{}), out,
-		typed(func(ctx context.Context, _ struct{}) (listTagsOut, error) {
+		registry.Func(func(ctx context.Context, _ struct{}) (listTagsOut, error) {
 			tags, err := o.allTags(ctx)
 			if err != nil {
 				return listTagsOut{}, err
@@ -123,7 +123,7 @@ func (o *Ops) createTag() registry.Operation {
 	desc := "Create a tag (Joplin stores it in lower case). Fails with TAG_ALREADY_EXISTS, writing nothing, " +
 		"when a tag with the same title exists."
 	return op("create_tag", "Create tag", desc, registry.EffectCreate, in, tagSchema(),
-		typed(func(ctx context.Context, in createTagIn) (Tag, error) {
+		registry.Func(func(ctx context.Context, in createTagIn) (Tag, error) {
 			if err := checkTagTitle(in.Title); err != nil {
 				return Tag{}, err
 			}
@@ -157,7 +157,7 @@ func (o *Ops) updateTag() registry.Operation {
 	}, "id", "title")
 	desc := "Rename a tag (Joplin stores it in lower case). Fails with TAG_ALREADY_EXISTS when another tag has the same title."
 	return op("update_tag", "Rename tag", desc, registry.EffectUpdate, in, tagSchema(),
-		typed(func(ctx context.Context, in updateTagIn) (Tag, error) {
+		registry.Func(func(ctx context.Context, in updateTagIn) (Tag, error) {
 			if err := checkTagTitle(in.Title); err != nil {
 				return Tag{}, err
 			}
@@ -199,7 +199,7 @@ func (o *Ops) deleteTag() registry.Operation {
 	desc := "Delete a tag permanently and remove it from every note; the notes are kept. " +
 		"Joplin has no trash for tags, so this cannot be undone."
 	return op("delete_tag", "Delete tag", desc, registry.EffectDeletePermanent, in, out,
-		typed(func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
+		registry.Func(func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
 			if _, err := o.loadTag(ctx, in.ID); err != nil {
 				return deleteTagOut{}, err
 			}
@@ -257,7 +257,7 @@ func (o *Ops) tagNote() registry.Operation {
 	}, "note_id", "tag_id", "already_tagged")
 	return op("tag_note", "Tag note", "Add a tag to a note. Tagging a note that already has the tag changes nothing.",
 		registry.EffectUpdate, noteTagSchema(), out,
-		typed(func(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
+		registry.Func(func(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
 			has, err := o.noteHasTag(ctx, in)
 			if err != nil {
 				return tagNoteOut{}, err
@@ -287,7 +287,7 @@ func (o *Ops) untagNote() registry.Operation {
 	}, "note_id", "tag_id", "already_untagged")
 	return op("untag_note", "Untag note", "Remove a tag from a note. Removing a tag the note does not have changes nothing.",
 		registry.EffectUpdate, noteTagSchema(), out,
-		typed(func(ctx context.Context, in noteTagIn) (untagNoteOut, error) {
+		registry.Func(func(ctx context.Context, in noteTagIn) (untagNoteOut, error) {
 			has, err := o.noteHasTag(ctx, in)
 			if err != nil {
 				return untagNoteOut{}, err

@@ -48,7 +48,7 @@ func (o *Ops) listTrash() registry.Operation {
 		"total":    schema.Integer("Number of trashed items.", 0, 1<<31),
 	}, "items", "page", "has_more", "total")
 	return op("list_trash", "List trash", "List trashed notes and notebooks, most recently trashed first. Restore with restore_note or restore_notebook.",
-		registry.EffectRead, in, out, typed(func(ctx context.Context, in listTrashIn) (listTrashOut, error) {
+		registry.EffectRead, in, out, registry.Func(func(ctx context.Context, in listTrashIn) (listTrashOut, error) {
 			if in.Limit == 0 {
 				in.Limit = 50
 			}

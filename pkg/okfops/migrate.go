@@ -3,9 +3,10 @@ package okfops
 import (
 	"context"
 	"errors"
-	"go.yaml.in/yaml/v3"
 	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
@@ -143,7 +144,7 @@ func (o *Ops) previewV02Migration() registry.Operation {
 	}), append(previewRequired, "expected_source", "needs_mapping")...)
 	desc := "Preview migrating an OKF 0.1 bundle to 0.2: timestamp becomes generated.at, # Citations become sources and [^id] footnotes, root index.md gets okf_version (published last). Writes nothing; invents no data."
 	return o.op("preview_v02_migration", "Preview an OKF 0.1 to 0.2 migration", desc, registry.EffectRead, migrateInput(false), out,
-		typed(func(ctx context.Context, in migrateIn) (migratePreviewOut, error) {
+		registry.Func(func(ctx context.Context, in migrateIn) (migratePreviewOut, error) {
 			var out migratePreviewOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				base, err := store.Snapshot(b.Root, o.storeLimits(), true)
@@ -175,7 +176,7 @@ func (o *Ops) applyV02Migration() registry.Operation {
 		"target_conformant": schema.Bool("For noop: whether the 0.2 bundle validates."),
 	}, "status", "actor", "base_revision", "result_revision", "affected_paths")
 	return o.op("apply_v02_migration", "Apply an OKF 0.1 to 0.2 migration", desc, registry.EffectUpdate, migrateInput(true), out,
-		typed(func(ctx context.Context, in migrateIn) (migrateApplyOut, error) {
+		registry.Func(func(ctx context.Context, in migrateIn) (migrateApplyOut, error) {
 			b, err := o.open(in.BundlePath)
 			if err != nil {
 				return migrateApplyOut{}, err

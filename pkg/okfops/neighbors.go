@@ -69,7 +69,7 @@ func (o *Ops) getNeighbors() registry.Operation {
 	}, "id", "out", "in", "in_truncated", "sources")
 	desc := "Show a concept's graph neighbourhood: links out of its body, links into it from other concepts (bounded), and its sources. Nothing is fetched."
 	return o.op("get_neighbors", "OKF concept neighbours", desc, registry.EffectRead, in, out,
-		typed(func(ctx context.Context, in neighborsIn) (neighborsOut, error) {
+		registry.Func(func(ctx context.Context, in neighborsIn) (neighborsOut, error) {
 			out := neighborsOut{ID: in.ConceptID, Out: []OutLink{}, In: []InLink{}, Sources: []SourceRef{}}
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				d, _, err := b.ReadConcept(in.ConceptID)

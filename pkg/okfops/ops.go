@@ -67,17 +67,6 @@ func (o *Ops) op(name, title, desc string, effect registry.Effect, in, out schem
 	}
 }
 
-// typed is registry.Typed with the handler's result type fixed.
-func typed[In, Out any](fn func(context.Context, In) (Out, error)) registry.Handler {
-	return registry.Typed(func(ctx context.Context, in In) (any, error) {
-		out, err := fn(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	})
-}
-
 // open opens bundle_path under the path policy.
 func (o *Ops) open(path string) (*bundle.Bundle, error) {
 	return bundle.Open(path, o.cfg.AllowedRoots, o.cfg.Limits)

@@ -77,7 +77,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 	}), previewRequired...)
 	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as lossless byte patches. Writes nothing; returns a diff and a plan digest."
 	return o.op("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead, patchInput(false), out,
-		typed(func(ctx context.Context, in patchIn) (previewOut, error) {
+		registry.Func(func(ctx context.Context, in patchIn) (previewOut, error) {
 			var out previewOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				base, err := store.Snapshot(b.Root, o.storeLimits(), true)
@@ -107,7 +107,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 func (o *Ops) applyConceptPatch() registry.Operation {
 	desc := "Apply a previewed concept patch. The plan is rebuilt from the live bundle and must match expected_plan_digest; the commit is compare-and-swap on expected_revision. An identical retry replays the durable receipt."
 	return o.op("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate, patchInput(true), applyOutSchema,
-		typed(func(ctx context.Context, in patchIn) (applyOut, error) {
+		registry.Func(func(ctx context.Context, in patchIn) (applyOut, error) {
 			b, err := o.open(in.BundlePath)
 			if err != nil {
 				return applyOut{}, err

@@ -76,7 +76,7 @@ func (o *Ops) listConcepts() registry.Operation {
 	}, "bundle", "concepts", "total", "next_offset", "has_more")
 	desc := "List a bundle's concepts with type, title, status, trust tier, staleness and generated time, reading frontmatter only. Paged by offset."
 	return o.op("list_concepts", "List OKF concepts", desc, registry.EffectRead, in, out,
-		typed(func(ctx context.Context, in listIn) (listOut, error) {
+		registry.Func(func(ctx context.Context, in listIn) (listOut, error) {
 			if in.Limit == 0 {
 				in.Limit = 200
 			}
@@ -226,7 +226,7 @@ func (o *Ops) readConcept() registry.Operation {
 	}, "id", "sha256", "bytes", "has_frontmatter", "frontmatter", "body", "temporal", "legacy", "problems")
 	desc := "Read one concept: its frontmatter and body byte-exact, a typed projection of the OKF families, legacy v0.1 fallbacks and conformance problems. Reads only that file."
 	return o.op("read_concept", "Read an OKF concept", desc, registry.EffectRead, in, out,
-		typed(func(ctx context.Context, in readIn) (readOut, error) {
+		registry.Func(func(ctx context.Context, in readIn) (readOut, error) {
 			var out readOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				d, raw, err := b.ReadConcept(in.ConceptID)

@@ -53,7 +53,7 @@ func (o *Ops) searchConcepts() registry.Operation {
 	}, "hits", "scanned", "unparseable", "truncated")
 	desc := "Search concept ids, titles, descriptions, tags and bodies for literal text, case-insensitively, with a bounded number of hits."
 	return o.op("search_concepts", "Search OKF concepts", desc, registry.EffectRead, in, out,
-		typed(func(ctx context.Context, in searchIn) (searchOut, error) {
+		registry.Func(func(ctx context.Context, in searchIn) (searchOut, error) {
 			if in.Limit == 0 {
 				in.Limit = min(50, maxHits)
 			}

@@ -75,7 +75,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 	}), append(append([]string(nil), previewRequired...), "unmapped_dates")...)
 	desc := "Preview upgrading date-profile fields (stale_after, usage_window, sources[].last_modified/usage_window) to instants using explicit date to instant mappings; no time or offset is inferred. Writes nothing; returns a diff and a plan digest."
 	return o.op("preview_temporal_upgrade", "Preview an OKF temporal upgrade", desc, registry.EffectRead, temporalInput(false), out,
-		typed(func(ctx context.Context, in temporalIn) (temporalPreviewOut, error) {
+		registry.Func(func(ctx context.Context, in temporalIn) (temporalPreviewOut, error) {
 			req, err := compileTemporal(in.Mappings)
 			if err != nil {
 				return temporalPreviewOut{}, err
@@ -107,7 +107,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 func (o *Ops) applyTemporalUpgrade() registry.Operation {
 	desc := "Apply a previewed temporal upgrade. The plan is rebuilt from the live bundle and must match plan_digest; the commit is compare-and-swap on base_revision. An identical retry replays the durable receipt."
 	return o.op("apply_temporal_upgrade", "Apply an OKF temporal upgrade", desc, registry.EffectUpdate, temporalInput(true), applyOutSchema,
-		typed(func(ctx context.Context, in temporalIn) (applyOut, error) {
+		registry.Func(func(ctx context.Context, in temporalIn) (applyOut, error) {
 			req, err := compileTemporal(in.Mappings)
 			if err != nil {
 				return applyOut{}, err

@@ -56,7 +56,7 @@ func (o *Ops) validateBundle() registry.Operation {
 	}, "bundle", "conformant", "files", "concepts", "errors", "warnings", "problems", "truncated", "journal_pending")
 	desc := "Check a bundle against OKF conformance and the provenance, trust, lifecycle and computation families. A non-conformant bundle is reported as data, not as an error."
 	return o.op("validate_bundle", "Validate an OKF bundle", desc, registry.EffectRead, in, out,
-		typed(func(ctx context.Context, in validateIn) (validateOut, error) {
+		registry.Func(func(ctx context.Context, in validateIn) (validateOut, error) {
 			var out validateOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				var err error

@@ -75,7 +75,7 @@ func (o *Ops) writeConcept() registry.Operation {
 	desc := "Replace (or create) one whole concept. Review the content first; prefer bounded patch operations where they apply. " +
 		"Validation failure writes nothing. An identical request replays its durable receipt; after an uncertain timeout, read the concept and retry the identical content."
 	return o.op("write_concept", "Write an OKF concept", desc, registry.EffectUpdate, in, out,
-		typed(func(ctx context.Context, in writeIn) (writeOut, error) { return o.write(ctx, in) }))
+		registry.Func(func(ctx context.Context, in writeIn) (writeOut, error) { return o.write(ctx, in) }))
 }
 
 func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {

@@ -205,3 +205,15 @@ func Typed[In any](fn func(ctx context.Context, in In) (any, error)) Handler {
 		return fn(ctx, in)
 	}
 }
+
+// Func adapts a handler with typed input and output. On error the
+// (zero) output is dropped, so a failed call never encodes a result.
+func Func[In, Out any](fn func(ctx context.Context, in In) (Out, error)) Handler {
+	return Typed(func(ctx context.Context, in In) (any, error) {
+		out, err := fn(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
+	})
+}

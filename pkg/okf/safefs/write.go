@@ -135,29 +135,14 @@ func (r *Root) RenameNoSync(from, to string) error {
 // may be reached through a symlink; the destination parent is fsynced, and
 // the source parent too when it differs.
 func (r *Root) Rename(from, to string) error {
-	sfd, sname, err := r.dirOf(from)
-	if err != nil {
+	if err := r.RenameNoSync(from, to); err != nil {
 		return err
 	}
-	defer unix.Close(sfd)
-	dfd, dname, err := r.dirOf(to)
-	if err != nil {
+	if err := r.SyncDir(parentOf(to)); err != nil {
 		return err
-	}
-	defer unix.Close(dfd)
-	if err := unix.Renameat(sfd, sname, dfd, dname); err != nil {
-		if err == unix.ENOENT {
-			return &PathError{Code: CodeNotFound, Rel: from, Err: err}
-		}
-		return &PathError{Code: CodeIO, Rel: to, Err: err}
-	}
-	if err := unix.Fsync(dfd); err != nil {
-		return &PathError{Code: CodeIO, Rel: to, Err: err}
 	}
 	if parentOf(from) != parentOf(to) {
-		if err := unix.Fsync(sfd); err != nil {
-			return &PathError{Code: CodeIO, Rel: from, Err: err}
-		}
+		return r.SyncDir(parentOf(from))
 	}
 	return nil
 }

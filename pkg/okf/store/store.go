@@ -76,36 +76,40 @@ func (s *Store) LockExclusive(ctx context.Context) (*Lease, error) {
 	if err := s.root.MkdirAll(Dir); err != nil {
 		return nil, err
 	}
-	f, err := s.root.OpenLockFile(lockPath, true)
+	fd, err := openLock(s.root, true)
 	if err != nil {
 		return nil, err
 	}
-	fd, err := unix.Dup(int(f.Fd()))
-	f.Close()
+	return flockWait(ctx, fd, unix.LOCK_EX)
+}
+
+// openLock opens .okf/lock (creating it when create is set) and returns a
+// descriptor the lease owns.
+func openLock(root *safefs.Root, create bool) (int, error) {
+	f, err := root.OpenLockFile(lockPath, create)
 	if err != nil {
-		return nil, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
+		return -1, err
+	}
+	defer f.Close()
+	fd, err := unix.Dup(int(f.Fd()))
+	if err != nil {
+		return -1, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
 	}
 	unix.CloseOnExec(fd)
-	return flockWait(ctx, fd, unix.LOCK_EX)
+	return fd, nil
 }
 
 // LockShared takes the shared lease that readers hold. It writes nothing:
 // without an existing .okf/lock there is no writer to exclude, so it
 // returns a nil lease.
 func LockShared(ctx context.Context, root *safefs.Root) (*Lease, error) {
-	f, err := root.OpenLockFile(lockPath, false)
+	fd, err := openLock(root, false)
 	if err != nil {
 		if safefs.IsCode(err, safefs.CodeNotFound) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	fd, err := unix.Dup(int(f.Fd()))
-	f.Close()
-	if err != nil {
-		return nil, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
-	}
-	unix.CloseOnExec(fd)
 	return flockWait(ctx, fd, unix.LOCK_SH)
 }
 
