@@ -95,14 +95,17 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 func uncertainEntry(u executor.UncertainWrite) journal.Entry {
 	objects := map[string]string{}
 	for k, v := range u.Err.Details {
-		if s, ok := v.(string); ok && (k == "id" || strings.HasSuffix(k, "_id")) {
+		if s, ok := v.(string); ok && (k == "id" || strings.HasSuffix(k, "_id") || k == "idempotency_key") {
 			objects[k] = s
 		}
 	}
+	known := "the write reached Joplin but its answer was lost; check whether the named object exists before retrying"
+	if _, okf := objects["idempotency_key"]; okf {
+		known = "the OKF commit passed its point of no return but did not finish; the next write to the bundle completes it, and retrying the identical request returns its receipt"
+	}
 	return journal.Entry{
 		Time: time.Now().UTC(), Operation: u.Operation, ArgsSHA256: u.ArgsSHA256, Transport: string(u.Transport),
-		Code: string(u.Err.Code), Objects: objects,
-		Known: "the write reached Joplin but its answer was lost; check whether the named object exists before retrying",
+		Code: string(u.Err.Code), Objects: objects, Known: known,
 	}
 }
 
