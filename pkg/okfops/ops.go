@@ -1,7 +1,9 @@
 // Package okfops defines the OKF operation set: reading Open Knowledge
-// Format bundles (list, read, search, neighbors, validate) and replacing a
-// concept through the transactional store. Bundle contents are inert data:
-// no operation runs, fetches or dereferences anything a document names.
+// Format bundles (list, read, search, neighbors, validate), replacing a
+// concept (write_concept), and the reviewed preview → apply workflows
+// (concept patch, v0.1 → v0.2 migration, temporal upgrade), all writing
+// through the transactional store. Bundle contents are inert data: no
+// operation runs, fetches or dereferences anything a document names.
 package okfops
 
 import (
