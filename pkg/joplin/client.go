@@ -296,17 +296,40 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, sent bool, e
 		return nil, wrote, &unreachableError{kind: transportKind(err)}
 	}
 	defer resp.Body.Close()
-	body, err = io.ReadAll(io.LimitReader(resp.Body, c.cfg.MaxResponseBytes+1))
+	body, tooLarge, err := readBody(resp, c.cfg.MaxResponseBytes)
 	if err != nil {
 		return nil, true, &unreachableError{kind: "connection lost while reading the answer"}
 	}
-	if int64(len(body)) > c.cfg.MaxResponseBytes {
+	if tooLarge {
 		return nil, true, domainerr.New(domainerr.JoplinError, "Joplin's answer exceeds %d bytes", c.cfg.MaxResponseBytes)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return body, true, nil
 	}
 	return nil, true, statusError(resp.StatusCode, body)
+}
+
+// readBody reads a response body of at most max bytes. A body whose
+// length is announced is read into one buffer of exactly that size, so a
+// large download is not copied as the buffer grows (io.ReadAll allocates
+// about twice the body); others are read with io.ReadAll.
+func readBody(resp *http.Response, max int64) (body []byte, tooLarge bool, err error) {
+	n := resp.ContentLength
+	if n > max {
+		return nil, true, nil
+	}
+	if n >= 0 && resp.Request != nil && resp.Request.Method != http.MethodHead {
+		body = make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, body); err != nil {
+			return nil, false, err
+		}
+		return body, false, nil
+	}
+	body, err = io.ReadAll(io.LimitReader(resp.Body, max+1))
+	if err != nil {
+		return nil, false, err
+	}
+	return body, int64(len(body)) > max, nil
 }
 
 func transportKind(err error) string {

@@ -98,6 +98,9 @@ func TestResourceBridgeChild(t *testing.T) {
 	if mode == "" {
 		t.Skip("started by BenchmarkResourceBridgeRSS only")
 	}
+	// The memory limit the binary sets at start (--memory-limit default;
+	// GOMEMLIMIT, e.g. from NOTEBRIDGE_BENCH_BRIDGE_ENV, wins).
+	executor.ApplyMemoryLimit(executor.DefaultMemoryLimit)
 	jc, err := joplin.New(joplin.Config{BaseURL: os.Getenv(childURLEnv), TokenFile: os.Getenv(childTokenEnv)})
 	if err != nil {
 		t.Fatal(err)

@@ -33,9 +33,13 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *ser
 		server.WithRecovery(),
 		server.WithInstructions("notebridge gives safe access to the user's Joplin notes. Creates never duplicate: an *_ALREADY_EXISTS error names the existing object and the tool to update or restore it."),
 	)
-	for _, op := range ex.Registry().Exposed(t) {
+	ops := ex.Registry().Exposed(t)
+	names := make(map[string]bool, len(ops))
+	for _, op := range ops {
 		s.AddTool(Tool(op), handler(ex, t, op.Name))
+		names[op.Name] = true
 	}
+	registerRunner(s, &runner{ex: ex, t: t, tools: names})
 	return s
 }
 
@@ -74,12 +78,23 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 			}
 			args = b
 		}
-		out, derr := ex.Call(ctx, t, name, args)
-		if derr != nil {
-			return ErrorResult(derr), nil
-		}
-		return Result(out), nil
+		out, isError := callTool(ctx, ex, t, name, args)
+		res := Result(out)
+		res.IsError = isError
+		return res, nil
 	}
+}
+
+// callTool runs one call through the executor. It returns the bytes that
+// serve as both the text block and structuredContent of the tool result,
+// and whether they describe an error. The mcp-go handler and the stdio
+// fast path both answer from it.
+func callTool(ctx context.Context, ex *executor.Executor, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, bool) {
+	out, derr := ex.Call(ctx, t, name, args)
+	if derr != nil {
+		return errorJSON(derr), true
+	}
+	return out, false
 }
 
 // Result wraps an encoded result object; the same bytes serve as
@@ -94,13 +109,18 @@ func Result(out json.RawMessage) *mcp.CallToolResult {
 // ErrorResult renders a domain error as an isError tool result whose
 // structuredContent is {"error": {...}}.
 func ErrorResult(e *domainerr.Error) *mcp.CallToolResult {
+	res := Result(errorJSON(e))
+	res.IsError = true
+	return res
+}
+
+// errorJSON encodes a domain error as {"error": {...}}.
+func errorJSON(e *domainerr.Error) json.RawMessage {
 	b, err := json.Marshal(struct {
 		Error *domainerr.Error `json:"error"`
 	}{e})
 	if err != nil {
 		b = []byte(`{"error":{"code":"INTERNAL","message":"internal error","retryable":false}}`)
 	}
-	res := Result(b)
-	res.IsError = true
-	return res
+	return b
 }

@@ -21,45 +21,49 @@ const MaxStdioMessage = 24 << 20
 // output line, written whole under a lock. At EOF it waits for in-flight
 // calls to finish, then returns nil. Cancelling ctx cancels in-flight calls.
 // Nothing but protocol messages is ever written to out.
+//
+// For a server built by NewServer, a plain tools/call (see parseToolCall)
+// goes straight to the executor, with its arguments left in the input line,
+// and its response is streamed to out; the bytes written are the ones
+// mcp-go's path would write. Every other message goes to s.
 func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, maxLine int, log *slog.Logger) error {
+	return serveStdio(ctx, s, in, out, maxLine, log, true)
+}
+
+// serveStdio is ServeStdio; withFastPath false sends every message to s,
+// which tests compare the fast path against.
+func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, maxLine int, log *slog.Logger, withFastPath bool) error {
 	r := bufio.NewReaderSize(in, 64<<10)
-	var (
-		wg sync.WaitGroup
-		mu sync.Mutex
-		bw = bufio.NewWriter(out)
-	)
-	write := func(msg any) {
-		b, merr := json.Marshal(msg)
-		if merr != nil {
-			log.Error("encode response", "err", merr)
-			return
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		bw.Write(b)
-		bw.WriteByte('\n')
-		if ferr := bw.Flush(); ferr != nil {
-			log.Error("write stdout", "err", ferr)
-		}
+	var wg sync.WaitGroup
+	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
+	var fast *fastPath
+	if rn := runnerFor(s); rn != nil && withFastPath {
+		fast = &fastPath{r: rn, s: s, out: w, inflight: map[string]*inflightCall{}}
 	}
 	for {
 		line, tooLong, rerr := readLine(r, maxLine)
 		if tooLong {
-			write(errorResponse(-32600, "message exceeds the size limit"))
+			w.message(errorResponse(-32600, "message exceeds the size limit"))
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			msg := json.RawMessage(line)
 			if isInitialize(msg) {
 				// The handshake is answered before any later line is read,
 				// so no response can overtake it.
 				if resp := s.HandleMessage(ctx, msg); resp != nil {
-					write(resp)
+					w.message(resp)
 				}
 			} else {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					if fast != nil {
+						if fast.serve(ctx, msg) {
+							return
+						}
+						fast.cancelled(msg)
+					}
 					if resp := s.HandleMessage(ctx, msg); resp != nil {
-						write(resp)
+						w.message(resp)
 					}
 				}()
 			}
@@ -71,6 +75,59 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 			}
 			return rerr
 		}
+	}
+}
+
+// stdioOut writes whole protocol lines to stdout, one at a time.
+type stdioOut struct {
+	mu  sync.Mutex
+	bw  *bufio.Writer
+	log *slog.Logger
+}
+
+// message writes msg encoded by json.Marshal.
+func (o *stdioOut) message(msg any) {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		o.log.Error("encode response", "err", err)
+		return
+	}
+	o.line(func(w *bufio.Writer) { w.Write(b) })
+}
+
+// toolResponse streams the JSON-RPC response to request id (encoded)
+// carrying a tool result whose text block and structuredContent are both
+// out, exactly as json.Marshal encodes mcp-go's response holding
+// Result(out) with IsError set to isError. Nothing the size of out is
+// allocated.
+func (o *stdioOut) toolResponse(id []byte, out json.RawMessage, isError bool) {
+	if !json.Valid(out) {
+		o.log.Error("encode response", "err", "the tool result is not valid JSON")
+		return
+	}
+	o.line(func(w *bufio.Writer) {
+		w.WriteString(`{"jsonrpc":"2.0","id":`)
+		w.Write(id)
+		w.WriteString(`,"result":{"content":[{"type":"text","text":"`)
+		writeStringBody(w, out)
+		w.WriteString(`"}],`)
+		if isError {
+			w.WriteString(`"isError":true,`)
+		}
+		w.WriteString(`"structuredContent":`)
+		writeCompact(w, out)
+		w.WriteString(`}}`)
+	})
+}
+
+// line writes one line with fn and flushes it, under the lock.
+func (o *stdioOut) line(fn func(*bufio.Writer)) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	fn(o.bw)
+	o.bw.WriteByte('\n')
+	if err := o.bw.Flush(); err != nil {
+		o.log.Error("write stdout", "err", err)
 	}
 }
 

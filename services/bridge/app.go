@@ -41,7 +41,10 @@ func setup(name string, args []string, stderr io.Writer, withHTTP bool, extra fu
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
-	a, err := newApp(c, c.logger())
+	log := c.logger()
+	limit, fromEnv := executor.ApplyMemoryLimit(int64(c.MemoryLimit))
+	log.Debug("memory limit", "bytes", limit, "from_gomemlimit", fromEnv)
+	a, err := newApp(c, log)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -32,6 +32,7 @@ type config struct {
 	MaxActive       int
 	MaxDepth        int
 	MaxResource     int64
+	MemoryLimit     byteSize
 	OKFRoots        string
 
 	ActionsEnabled       bool
@@ -75,6 +76,9 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.IntVar(&c.MaxDepth, "max-depth", executor.DefaultLimits.MaxDepth, "maximum JSON nesting of arguments")
 	fs.Int64Var(&c.MaxResource, "max-resource-bytes", joplinops.DefaultLimits.MaxResourceBytes, "maximum decoded size of one resource (raise --max-request-bytes to about 4/3 of it plus 1 MiB)")
 	fs.Int64Var(&c.MaxRequestBytes, "max-request-bytes", int64(executor.DefaultLimits.MaxArgBytes), "maximum size of one request")
+	c.MemoryLimit = byteSize(executor.DefaultMemoryLimit)
+	fs.Var(&c.MemoryLimit, "memory-limit", "soft memory limit of the Go runtime, a `size` such as 64MiB or 1GiB, or off. "+
+		"Near it the garbage collector works harder; it never stops the process. The GOMEMLIMIT environment variable, when set, wins")
 	fs.StringVar(&c.OKFRoots, "okf-roots", "", "comma-separated absolute directories that OKF bundle_path must lie in; when set, OKF tools are also served over MCP HTTP (never over Actions)")
 	if withHTTP {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
@@ -108,6 +112,20 @@ func parse(fs *flag.FlagSet, args []string) error {
 		}
 	})
 	return err
+}
+
+// byteSize is a flag value in the GOMEMLIMIT syntax (64MiB, 1GiB, off).
+type byteSize int64
+
+func (b *byteSize) String() string { return executor.FormatByteSize(int64(*b)) }
+
+func (b *byteSize) Set(s string) error {
+	n, err := executor.ParseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b = byteSize(n)
+	return nil
 }
 
 func (c *config) limits() executor.Limits {
