@@ -199,6 +199,11 @@ func (o *Ops) applyV02Migration() registry.Operation {
 					}
 					return m.plan, nil
 				})
+				if err == nil && res.Status == "replayed" && res.ResultRevision != in.Proof.ResultRevision {
+					// Only the exact proof replays: its result revision is
+					// the one the receipt committed.
+					return migrateApplyOut{}, domainerr.New(domainerr.PlanMismatch, "the proof does not match the committed migration; preview again")
+				}
 				return migrateApplyOut{applyOut: res}, err
 			}
 			if in.Proof != nil || in.ExpectedPlanDigest != "" {

@@ -176,6 +176,13 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		return Outcome{}, fmt.Errorf("store: encode journal: %w", err)
 	}
 	if err := s.root.WriteFileSynced(journalPath, raw, 0o600); err != nil {
+		// The rename may have happened before a failed fsync: the stage
+		// may go only once no journal can point at it.
+		if rerr := s.root.Remove(journalPath); rerr != nil {
+			return Outcome{}, domainerr.Retryable(domainerr.WriteOutcomeUnknown,
+				"the commit journal may have been written; the next write to this bundle completes or discards it. Retry the identical request").
+				WithDetails(map[string]any{"idempotency_key": rec.Key})
+		}
 		s.cleanStage(j.TxID)
 		return Outcome{}, fmt.Errorf("store: write journal: %w", err)
 	}
@@ -187,7 +194,7 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		if de, ok := domainerr.As(err); ok && de.Code == domainerr.BundleCorrupt {
 			return Outcome{}, err
 		}
-		if _, ok, _ := s.loadReceipt(rec.Key); ok {
+		if got, ok, _ := s.loadReceipt(rec.Key); ok && sameReceipt(got, rec) {
 			return Outcome{Receipt: rec}, nil // a confirmed receipt is success
 		}
 		return Outcome{}, domainerr.Retryable(domainerr.WriteOutcomeUnknown,
@@ -211,8 +218,8 @@ func validateRequest(req Request) error {
 			return fmt.Errorf("store: file %q changed twice in one commit", f.Path)
 		}
 		seen[f.Path] = true
-		if f.Path == Dir || len(f.Path) > len(Dir) && f.Path[:len(Dir)+1] == Dir+"/" {
-			return fmt.Errorf("store: commits may not touch %s", Dir)
+		if !visiblePath(f.Path) {
+			return fmt.Errorf("store: commits may touch only visible bundle files (not %s or hidden entries)", Dir)
 		}
 	}
 	return nil

@@ -38,6 +38,13 @@ func (s *Store) finish(j journal) error {
 			return fmt.Errorf("store: apply %q: %w", e.Path, err)
 		}
 		if cur == e.ResultSHA {
+			// Perhaps published by a run that crashed before its directory
+			// fsync: make that rename durable before the receipt too.
+			if dir := parent(e.Path); e.ResultSHA != "" || dir == "" {
+				dirty[dir] = true
+			} else if _, err := s.root.Lstat(dir); err == nil {
+				dirty[dir] = true
+			}
 			continue
 		}
 		if cur != e.BaseSHA {
@@ -144,8 +151,21 @@ func (s *Store) recoverLocked() error {
 	if err := json.Unmarshal(raw, &j); err != nil || j.Format != 1 || j.TxID == "" || !keyPattern.MatchString(j.Receipt.Key) {
 		return corrupt("the commit journal is malformed")
 	}
+	// A journal whose receipt is already durable describes a completed
+	// commit (a crash hit between the receipt and the journal's removal):
+	// its files may have changed since, so only the clean-up remains.
+	if rec, ok, err := s.loadReceipt(j.Receipt.Key); err == nil && ok && sameReceipt(rec, j.Receipt) {
+		if err := s.root.Remove(journalPath); err != nil {
+			return fmt.Errorf("store: remove completed journal: %w", err)
+		}
+		s.cleanStage(j.TxID)
+		return nil
+	}
 	for _, e := range j.Files {
-		if _, err := safefs.SplitRel(e.Path); err != nil {
+		// The journal lives inside the bundle and is not trusted: it may
+		// only name visible bundle files, never .okf/ or hidden entries
+		// such as .git/.
+		if !visiblePath(e.Path) {
 			return corrupt("the commit journal names an invalid path")
 		}
 		cur, err := HashFile(s.root, e.Path, s.opt.Limits.MaxFileBytes)
@@ -197,6 +217,28 @@ func (s *Store) sweepStale() {
 }
 
 var keyPattern = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// visiblePath reports whether rel is a valid bundle-relative path none of
+// whose segments is hidden (which keeps .okf/ and .git/ out of reach).
+func visiblePath(rel string) bool {
+	parts, err := safefs.SplitRel(rel)
+	if err != nil {
+		return false
+	}
+	for _, p := range parts {
+		if p[0] == '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// sameReceipt reports whether a stored receipt is the one a given commit
+// made, not an older receipt under the same key.
+func sameReceipt(a, b Receipt) bool {
+	return a.Key == b.Key && a.Seq == b.Seq && a.CommittedAt == b.CommittedAt &&
+		a.ChangeID == b.ChangeID && a.BaseRevision == b.BaseRevision && a.ResultRevision == b.ResultRevision
+}
 
 func receiptPath(key string) string { return receiptDir + "/" + key + ".json" }
 
