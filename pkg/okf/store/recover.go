@@ -41,16 +41,16 @@ func (s *Store) finish(j journal) error {
 			// Perhaps published by a run that crashed before its directory
 			// fsync: make that rename durable before the receipt too.
 			if dir := parent(e.Path); e.ResultSHA != "" || dir == "" {
-				dirty[dir] = true
+				markDirty(dirty, dir)
 			} else if _, err := s.root.Lstat(dir); err == nil {
-				dirty[dir] = true
+				markDirty(dirty, dir)
 			}
 			continue
 		}
 		if cur != e.BaseSHA {
 			return corrupt("file %q is in neither its base nor its result state", e.Path)
 		}
-		dirty[parent(e.Path)] = true
+		markDirty(dirty, parent(e.Path))
 		if e.ResultSHA == "" {
 			if err := s.root.Remove(e.Path); err != nil {
 				return fmt.Errorf("store: delete %q: %w", e.Path, err)
@@ -99,6 +99,19 @@ func (s *Store) finish(j journal) error {
 	s.cleanStage(j.TxID)
 	s.pruneReceipts()
 	return nil
+}
+
+// markDirty marks dir and its ancestors for one fsync each: an ancestor
+// may have gained dir itself in this commit or in a crashed run of it
+// (MkdirAll fsyncs only parents it creates, and recovery cannot tell).
+func markDirty(dirty map[string]bool, dir string) {
+	for {
+		dirty[dir] = true
+		if dir == "" {
+			return
+		}
+		dir = parent(dir)
+	}
 }
 
 // syncDirs fsyncs each directory in dirty once and empties the set.

@@ -131,10 +131,16 @@ func Snapshot(root *safefs.Root, lim Limits, useCache bool) (Manifest, error) {
 		}
 		if !ok {
 			var err error
-			if sum, err = HashFile(root, e.Rel, lim.MaxFileBytes); err != nil {
+			var st unix.Stat_t
+			if sum, st, err = hashFile(root, e.Rel, lim.MaxFileBytes); err != nil {
 				return err
 			}
-			digests.put(k, sum, now)
+			if sum == "" {
+				return nil // vanished since the walk listed it
+			}
+			// Keyed by the stat of the file actually hashed, not the
+			// walk's: a change in between then gets its own key.
+			digests.put(keyOf(e.Rel, &st), sum, now)
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -163,22 +169,28 @@ func tooLarge(rel string, max int64) error {
 // HashFile returns the hex SHA-256 of one file, read without following
 // symlinks, or "" when it does not exist.
 func HashFile(root *safefs.Root, rel string, max int64) (string, error) {
+	sum, _, err := hashFile(root, rel, max)
+	return sum, err
+}
+
+// hashFile is HashFile that also returns the stat of the opened file.
+func hashFile(root *safefs.Root, rel string, max int64) (string, unix.Stat_t, error) {
 	f, st, err := root.OpenFile(rel)
 	if err != nil {
 		if safefs.IsCode(err, safefs.CodeNotFound) {
-			return "", nil
+			return "", st, nil
 		}
-		return "", err
+		return "", st, err
 	}
 	defer f.Close()
 	if st.Size > max {
-		return "", tooLarge(rel, max)
+		return "", st, tooLarge(rel, max)
 	}
 	h := sha256.New()
 	if _, err := io.Copy(h, io.LimitReader(f, max+1)); err != nil {
-		return "", &safefs.PathError{Code: safefs.CodeIO, Rel: rel, Err: err}
+		return "", st, &safefs.PathError{Code: safefs.CodeIO, Rel: rel, Err: err}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), st, nil
 }
 
 // SHA256Hex is the hex SHA-256 of b.
