@@ -7,6 +7,8 @@ package joplintc
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,9 +113,44 @@ func (j *Joplin) StartAgain(t *testing.T) {
 }
 
 // Restart restarts Joplin, which rebuilds its search index (the CLI server
-// indexes only at start).
+// indexes only at start). It first waits for Joplin's change log to settle:
+// Joplin records an item change asynchronously after answering the write,
+// and a stop before that record is saved leaves the note out of the index
+// for good.
 func (j *Joplin) Restart(t *testing.T) {
 	t.Helper()
+	j.waitChangesSaved(t)
 	j.Stop(t)
 	j.StartAgain(t)
+}
+
+// waitChangesSaved polls /events (without a cursor it answers the latest
+// change id) until the id has not moved for a second, for at most 15 s.
+func (j *Joplin) waitChangesSaved(t *testing.T) {
+	t.Helper()
+	latest := func() string {
+		resp, err := http.Get(j.URL() + "/events?token=" + Token)
+		if err != nil {
+			return ""
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Cursor json.RawMessage `json:"cursor"` // a string or a number across versions
+		}
+		if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&body) != nil {
+			return ""
+		}
+		return string(body.Cursor)
+	}
+	prev, stableSince := latest(), time.Now()
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		cur := latest()
+		if cur != prev || cur == "" {
+			prev, stableSince = cur, time.Now()
+			continue
+		}
+		if time.Since(stableSince) >= time.Second {
+			return
+		}
+	}
 }
