@@ -287,7 +287,7 @@ func (m *migration) preview() migratePreviewOut {
 func (o *Ops) buildMigration(ctx context.Context, b *bundle.Bundle, base store.Manifest, in migrateIn) (*migration, error) {
 	req := in.request()
 	m := &migration{}
-	if !validActor(req.GeneratedBy) {
+	if !doc.ValidActor(req.GeneratedBy) {
 		m.diags = append(m.diags, Diagnostic{Index: -1, Code: "bad_actor", Severity: "error", Message: "generated_by must follow the actor convention"})
 	}
 	mappings := map[string]CitationMapping{}

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/edit"
 	"github.com/notebridge/notebridge/pkg/okf/plan"
-	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
@@ -132,23 +130,13 @@ func (o *Ops) buildPatch(b *bundle.Bundle, base store.Manifest, ops []PatchOp) (
 	before := map[string][]byte{}
 	current := map[string][]byte{}
 	var order []string
-	load := func(path string, mustExist bool) ([]byte, bool, error) {
+	load := func(path string) ([]byte, bool, error) {
 		if cur, ok := current[path]; ok {
 			return cur, cur != nil, nil
 		}
-		raw, err := b.Root.ReadFile(path, o.cfg.Limits.MaxFileBytes)
-		switch {
-		case safefs.IsCode(err, safefs.CodeNotFound):
-			raw = nil
-		case err != nil:
-			return nil, false, bundle.PathErr(err)
-		}
-		sum := ""
-		if raw != nil {
-			sum = store.SHA256Hex(raw)
-		}
-		if sum != base.Lookup(path) {
-			return nil, false, domainerr.Retryable(domainerr.RevisionConflict, "the bundle changed while the plan was built; retry")
+		raw, err := o.readAt(b, base, path)
+		if err != nil {
+			return nil, false, err
 		}
 		before[path], current[path] = raw, raw
 		order = append(order, path)
@@ -167,7 +155,7 @@ func (o *Ops) buildPatch(b *bundle.Bundle, base store.Manifest, ops []PatchOp) (
 			}
 			path = p
 		}
-		src, exists, err := load(path, true)
+		src, exists, err := load(path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -220,13 +208,9 @@ func newProblems(before, after []byte) []string {
 			m["parse_error"]++
 			return m
 		}
-		for _, p := range doc.Check(d) {
-			if p.Severity == "error" || blockingWarnings[p.Code] {
-				m[p.Code]++
-			}
-		}
-		if len(profileKinds(d)) > 1 {
-			m["temporal_profile_mixed"]++
+		blocking, _ := splitProblems(d)
+		for _, p := range blocking {
+			m[p.Code]++
 		}
 		return m
 	}

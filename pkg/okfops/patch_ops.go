@@ -59,7 +59,7 @@ func applyOp(src []byte, op PatchOp) ([]byte, error) {
 	pr := d.Project()
 	switch op.Op {
 	case "set_generated":
-		if !validActor(op.By) {
+		if !doc.ValidActor(op.By) {
 			return nil, reject("bad_actor", "by must follow the actor convention (producer/version, human:<id> or process:<id>)")
 		}
 		if err := checkInstant(op.At, "at"); err != nil {
@@ -111,19 +111,6 @@ func editErr(err error) error {
 	return err
 }
 
-func validActor(by string) bool {
-	d, err := doc.Parse([]byte("---\ntype: x\ngenerated: { by: "+edit.Scalar(by)+" }\n---\n"), doc.DefaultLimits)
-	if err != nil || by == "" {
-		return false
-	}
-	for _, p := range doc.Check(d) {
-		if p.Code == "bad_actor" || p.Code == "bad_generated" {
-			return false
-		}
-	}
-	return true
-}
-
 func checkInstant(v, field string) error {
 	if v != "" && doc.ClassifyTemporal(v) != doc.TemporalInstant {
 		return reject("bad_temporal", "%s must be an ISO 8601 datetime with an explicit offset", field)
@@ -141,7 +128,7 @@ func checkProfileValue(v, field string) error {
 // verification ensures or removes a {by, at} event, keeping every other
 // event's bytes.
 func verification(e *edit.Editor, d *doc.Document, pr doc.Projection, op PatchOp) error {
-	if !validActor(op.By) {
+	if !doc.ValidActor(op.By) {
 		return reject("bad_actor", "by must follow the actor convention")
 	}
 	if err := checkInstant(op.At, "at"); err != nil {

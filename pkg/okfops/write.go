@@ -84,7 +84,7 @@ func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {
 		return writeOut{}, err
 	}
 	content := []byte(in.Content)
-	warnings, err := o.checkContent(content)
+	nd, warnings, err := o.checkContent(content)
 	if err != nil {
 		return writeOut{}, err
 	}
@@ -100,7 +100,7 @@ func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {
 	if !ok {
 		declared = "undeclared"
 	}
-	if err := o.checkAgainstExisting(b, in.ConceptID, content, declared); err != nil {
+	if err := o.checkAgainstExisting(b, in.ConceptID, nd, declared); err != nil {
 		return writeOut{}, err
 	}
 	policy, _ := json.Marshal(writePolicy{Tool: "write_concept", Actor: Actor, Validation: "notebridge-okf-write/1", OKFVersion: declared})
@@ -141,45 +141,52 @@ func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {
 	return out, nil
 }
 
-// checkContent validates new concept content on its own.
-func (o *Ops) checkContent(content []byte) ([]doc.Problem, error) {
+// checkContent validates new concept content on its own and returns the
+// parsed document with its non-blocking warnings.
+func (o *Ops) checkContent(content []byte) (*doc.Document, []doc.Problem, error) {
 	if int64(len(content)) > o.cfg.Limits.MaxFileBytes {
-		return nil, domainerr.New(domainerr.ResourceLimit, "content is larger than %d bytes", o.cfg.Limits.MaxFileBytes).
+		return nil, nil, domainerr.New(domainerr.ResourceLimit, "content is larger than %d bytes", o.cfg.Limits.MaxFileBytes).
 			WithDetails(map[string]any{"limit": "max_file_bytes", "value": o.cfg.Limits.MaxFileBytes})
 	}
 	if !utf8.Valid(content) {
-		return nil, rejected([]doc.Problem{{Code: "not_utf8", Severity: "error", Message: "content is not valid UTF-8"}})
+		return nil, nil, rejected([]doc.Problem{{Code: "not_utf8", Severity: "error", Message: "content is not valid UTF-8"}})
 	}
-	d, err := doc.Parse(content, doc.Limits{MaxFrontmatterBytes: o.cfg.Limits.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes})
+	d, err := doc.Parse(content, o.cfg.Limits.Doc())
 	if err != nil {
-		return nil, rejected([]doc.Problem{{Code: parseCode(err), Severity: "error", Message: err.Error()}})
+		return nil, nil, rejected([]doc.Problem{{Code: parseCode(err), Severity: "error", Message: err.Error()}})
 	}
-	var blocking, warnings []doc.Problem
-	for _, p := range doc.Check(d) {
-		if p.Severity == "error" || blockingWarnings[p.Code] {
-			blocking = append(blocking, p)
-		} else {
-			warnings = append(warnings, p)
-		}
-	}
-	if kinds := profileKinds(d); len(kinds) > 1 {
-		blocking = append(blocking, doc.Problem{Code: "temporal_profile_mixed", Severity: "error",
-			Message: "the content mixes calendar dates and instants in profile-dependent fields"})
-	}
+	blocking, warnings := splitProblems(d)
 	if len(blocking) > 0 {
-		return nil, rejected(blocking)
+		return nil, nil, rejected(blocking)
 	}
 	if warnings == nil {
 		warnings = []doc.Problem{}
 	}
-	return warnings, nil
+	return d, warnings, nil
+}
+
+// splitProblems divides d's problems into those a write refuses (errors,
+// blocking warnings, and dates mixed with instants in one document) and
+// the rest. write_concept refuses the first kind; a patch may not add any.
+func splitProblems(d *doc.Document) (blocking, rest []doc.Problem) {
+	for _, p := range doc.Check(d) {
+		if p.Severity == "error" || blockingWarnings[p.Code] {
+			blocking = append(blocking, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	if len(profileKinds(d)) > 1 {
+		blocking = append(blocking, doc.Problem{Code: "temporal_profile_mixed", Severity: "error",
+			Message: "the content mixes calendar dates and instants in profile-dependent fields"})
+	}
+	return blocking, rest
 }
 
 // checkAgainstExisting keeps a replacement in the temporal profile of the
 // concept it replaces, and keeps legacy keys out of a declared 0.2 bundle.
 // It reads only the concept's own file and the root index.md.
-func (o *Ops) checkAgainstExisting(b *bundle.Bundle, id string, content []byte, declared string) error {
-	nd, _ := doc.Parse(content, doc.DefaultLimits)
+func (o *Ops) checkAgainstExisting(b *bundle.Bundle, id string, nd *doc.Document, declared string) error {
 	if declared == "0.2" && nd.Lookup("timestamp") != nil {
 		return rejected([]doc.Problem{{Code: "legacy_timestamp", Severity: "error", Field: "timestamp",
 			Message: "the bundle declares okf_version 0.2, which records generated.at instead of timestamp"}})

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
@@ -28,6 +29,11 @@ type Limits struct {
 var DefaultLimits = Limits{
 	MaxFiles: 50_000, MaxFileBytes: 1 << 20, MaxFrontmatterBytes: 64 << 10,
 	MaxDepth: 32, MaxHits: 200, MaxProblems: 1000,
+}
+
+// Doc returns the document parser's limits for these bundle limits.
+func (l Limits) Doc() doc.Limits {
+	return doc.Limits{MaxFrontmatterBytes: l.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes}
 }
 
 // Bundle is an open bundle root.

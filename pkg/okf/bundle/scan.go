@@ -71,7 +71,7 @@ const (
 func (b *Bundle) Scan(ctx context.Context, files []File, mode ScanMode, fn func(Parsed) error) error {
 	workers := scanWorkers
 	const window = 256
-	lim := doc.Limits{MaxFrontmatterBytes: b.Limits.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes}
+	lim := b.Limits.Doc()
 	for start := 0; start < len(files); start += window {
 		if ctx.Err() != nil {
 			return domainerr.Retryable(domainerr.Cancelled, "the scan was cancelled")
@@ -137,7 +137,7 @@ func (b *Bundle) ReadConcept(id string) (*doc.Document, []byte, error) {
 		}
 		return nil, nil, PathErr(err)
 	}
-	lim := doc.Limits{MaxFrontmatterBytes: b.Limits.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes}
+	lim := b.Limits.Doc()
 	d, err := doc.Parse(raw, lim)
 	return d, raw, err
 }

@@ -28,7 +28,7 @@ func (b *Bundle) DeclaredVersion() (string, bool, error) {
 		}
 		return "", false, PathErr(err)
 	}
-	d, err := doc.Parse(raw, doc.Limits{MaxFrontmatterBytes: b.Limits.MaxFrontmatterBytes, MaxDepth: doc.DefaultLimits.MaxDepth, MaxNodes: doc.DefaultLimits.MaxNodes})
+	d, err := doc.Parse(raw, b.Limits.Doc())
 	if err != nil || !d.HasFrontmatter() {
 		return "", false, nil
 	}

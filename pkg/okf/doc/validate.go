@@ -213,6 +213,11 @@ func checkStamp(ps *problems, m *yaml.Node, path, code string, needAt bool) {
 	}
 }
 
+// ValidActor reports whether s follows the §7 actor convention for
+// generated.by and verified[].by: "human:<id>", "process:<id>" or
+// "<producer>/<version>".
+func ValidActor(s string) bool { return validActor(s, false) }
+
 // validActor checks the §7 actor convention: "human:<id>", "process:<id>"
 // or "<producer>/<version>"; authors may also be "team:<id>" or
 // "agent:<id>". Actors contain no whitespace or control characters.
