@@ -11,7 +11,7 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
-      -o /out/notebridge ./services/bridge \
+      -o /out/notebridge ./services/notebridge \
  && mkdir -p /out/state
 
 FROM gcr.io/distroless/static-debian12:nonroot

@@ -52,7 +52,7 @@ BRIDGE_PREFIX="notebridge-bridge-image."
 CADDY_PREFIX="notebridge-caddy-build."
 CADDY_LOCK="$BUILD_TMPDIR/notebridge-caddy-build.lock"
 
-if [ ! -f "$REPO/go.mod" ] || [ ! -d "$REPO/services/bridge" ]; then
+if [ ! -f "$REPO/go.mod" ] || [ ! -d "$REPO/services/notebridge" ]; then
   die "repository root not found at $REPO"
 fi
 command -v docker >/dev/null 2>&1 || die "docker client not found (run deploy/ci/ensure-docker.sh)"
@@ -202,7 +202,7 @@ build_bridge() {
   mkdir -p "$root/usr/local/bin" "$root/etc/ssl/certs" "$root/var/lib/notebridge" "$root/tmp"
   waitable env CGO_ENABLED=0 go build -C "$REPO" -trimpath \
     -ldflags "-s -w -X main.version=$version" \
-    -o "$root/usr/local/bin/notebridge" ./services/bridge >&2 || die "go build failed"
+    -o "$root/usr/local/bin/notebridge" ./services/notebridge >&2 || die "go build failed"
   install -m 0644 /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
   printf '%s\n' 'root:x:0:0:root:/root:/sbin/nologin' \
     'notebridge:x:1000:1000:notebridge:/var/lib/notebridge:/sbin/nologin' \

@@ -160,7 +160,7 @@ func Binary(t testing.TB, bin string, args ...string) *client.Client {
 func BuildBinary(t testing.TB, moduleRoot string) string {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "notebridge")
-	cmd := exec.Command("go", "build", "-o", out, "./services/bridge")
+	cmd := exec.Command("go", "build", "-o", out, "./services/notebridge")
 	cmd.Dir = moduleRoot
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("build notebridge: %v\n%s", err, b)
