@@ -34,6 +34,7 @@ const (
 	RateLimited           Code = "RATE_LIMITED"
 	ResponseTooLarge      Code = "RESPONSE_TOO_LARGE"
 	Unauthenticated       Code = "UNAUTHENTICATED"
+	CredentialConflict    Code = "CREDENTIAL_CONFLICT"
 	OriginNotAllowed      Code = "ORIGIN_NOT_ALLOWED"
 	ResourceLimit         Code = "RESOURCE_LIMIT"
 	PathRejected          Code = "PATH_REJECTED"
@@ -50,7 +51,7 @@ var AllCodes = []Code{
 	InvalidArgument, UnknownOperation, NotExposed, RequestTooLarge, NestingTooDeep,
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
-	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed,
+	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
 	PlanMismatch, ReceiptConflict, Internal,
 }
