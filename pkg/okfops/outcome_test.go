@@ -357,7 +357,7 @@ func TestApplyOutcomes(t *testing.T) {
 					disarm(t)
 					hook.arm(c.step, func() error { return boom })
 					_, derr := h.call(t, f.apply, args)
-					wantRetryable(t, derr, domainerr.WriteOutcomeUnknown, true)
+					wantRetryable(t, derr, domainerr.WriteOutcomeUnknown, false)
 					want := base
 					if c.atResult {
 						want = result
