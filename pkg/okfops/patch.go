@@ -178,8 +178,7 @@ func (o *Ops) buildPatch(b *bundle.Bundle, base store.Manifest, ops []PatchOp) (
 		}
 		current[path] = next
 		if strings.HasPrefix(op.By, "human:") && op.Op == "ensure_verification" {
-			diags = append(diags, Diagnostic{Index: i, ConceptID: op.ConceptID, Code: "caller_supplied_human_verifier", Severity: "info",
-				Message: "the human: verifier is recorded as data from the caller; this server did not perform or confirm a review"})
+			diags = append(diags, humanVerifierNote(i, op.ConceptID))
 		}
 	}
 	var files []plan.File

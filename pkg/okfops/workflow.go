@@ -73,6 +73,13 @@ func newPreview(p *plan.Plan, diags []Diagnostic) previewOut {
 	return out
 }
 
+// humanVerifierNote flags a human: verifier the caller wrote: it is stored
+// as data, and reads report it as claimed-human-review, never as review.
+func humanVerifierNote(index int, conceptID string) Diagnostic {
+	return Diagnostic{Index: index, ConceptID: conceptID, Code: "caller_supplied_human_verifier", Severity: "info",
+		Message: "the human: verifier is recorded as data from the caller; this server did not perform or confirm a review, and reads report it as claimed-human-review"}
+}
+
 func hasErrors(diags []Diagnostic) bool {
 	for _, d := range diags {
 		if d.Severity == "error" {
