@@ -102,7 +102,8 @@ type binding struct {
 // derived from the expected digest; otherwise check the live revision,
 // rebuild the plan, compare digests and commit with compare-and-swap.
 // build must return the plan rebuilt from base (nil plan means "not
-// apply-ready", reported as PLAN_MISMATCH).
+// apply-ready", reported as PLAN_MISMATCH). A no-op plan applied with an
+// empty expected digest (a noop preview carries none) returns noop.
 func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, build func(base store.Manifest) (*plan.Plan, error)) (applyOut, error) {
 	st := o.newStore(b)
 	key := plan.IdempotencyKey(bind.Kind, bind.ExpectedDigest)
@@ -131,7 +132,13 @@ func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, bui
 	if err != nil {
 		return applyOut{}, err
 	}
-	if p == nil || p.Digest != bind.ExpectedDigest {
+	if p != nil && p.Noop() && bind.ExpectedDigest == "" {
+		// A matching no-op: the live revision is the one the preview saw
+		// and the rebuilt plan still changes nothing. Nothing is written,
+		// not even .okf/.
+		return applyOut{Status: "noop", Actor: Actor, BaseRevision: base.Revision, ResultRevision: base.Revision, AffectedPaths: []string{}}, nil
+	}
+	if p == nil || p.Noop() || p.Digest != bind.ExpectedDigest {
 		return applyOut{}, domainerr.New(domainerr.PlanMismatch,
 			"the plan rebuilt from the live bundle does not match expected_plan_digest; preview again")
 	}
