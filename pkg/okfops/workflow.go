@@ -110,7 +110,7 @@ func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, bui
 	if pending, err := store.JournalPending(b.Root); err != nil {
 		return applyOut{}, bundle.PathErr(err)
 	} else if pending {
-		if err := st.Recover(); err != nil {
+		if err := st.Recover(ctx); err != nil {
 			return applyOut{}, bundle.PathErr(err)
 		}
 	}

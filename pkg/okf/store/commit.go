@@ -109,7 +109,7 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		return Outcome{}, err
 	}
 	defer lease.Release()
-	if err := s.recoverLocked(); err != nil {
+	if err := s.recoverLocked(ctx); err != nil {
 		return Outcome{}, err
 	}
 	if err := s.step(StepLocked); err != nil {
@@ -190,7 +190,10 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 	if err := s.step(StepJournaled); err != nil {
 		return Outcome{}, err
 	}
-	if err := s.finish(j); err != nil {
+	// Past the point of no return the commit completes even if the caller
+	// gives up: a durable receipt is success (the contract's "confirmed
+	// receipt after cancellation").
+	if err := s.finish(context.WithoutCancel(ctx), j); err != nil {
 		if de, ok := domainerr.As(err); ok && de.Code == domainerr.BundleCorrupt {
 			return Outcome{}, err
 		}
