@@ -103,7 +103,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 }
 
 func (o *Ops) applyConceptPatch() registry.Operation {
-	desc := "Apply a previewed concept patch. The plan is rebuilt from the live bundle and must match expected_plan_digest; the commit is compare-and-swap on expected_revision. An identical retry replays the durable receipt. A noop preview carries no digest: its apply (expected_plan_digest \"\") returns noop and writes nothing."
+	desc := "Apply a previewed concept patch. The plan is rebuilt from the live bundle and must match expected_plan_digest (\"\" for a noop preview: returns noop, writes nothing); the commit is compare-and-swap on expected_revision. An identical retry replays the durable receipt."
 	return o.op("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate, patchInput(true), applyOutSchema,
 		registry.Func(func(ctx context.Context, in patchIn) (applyOut, error) {
 			b, err := o.open(in.BundlePath)
