@@ -54,6 +54,10 @@ func TestNoSelfAwardedReview(t *testing.T) {
 	if !hasDiagnostic(w["diagnostics"], "caller_supplied_human_verifier") {
 		t.Errorf("write_concept stored a caller's human: verifier without a flag: %v", w)
 	}
+	again := h.mustCall(t, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/claimed", "content": claimedConcept})
+	if again["replayed"] != true || !hasDiagnostic(again["diagnostics"], "caller_supplied_human_verifier") {
+		t.Errorf("the replay lost the flag: %v", again)
+	}
 	plainWrite := h.mustCall(t, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/other", "content": "---\ntype: Metric\n---\n"})
 	if hasDiagnostic(plainWrite["diagnostics"], "caller_supplied_human_verifier") {
 		t.Errorf("a write without a human: verifier was flagged: %v", plainWrite)
