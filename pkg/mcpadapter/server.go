@@ -26,14 +26,15 @@ func SupportedProtocolVersions() []string {
 }
 
 // NewServer builds an MCP server exposing the operations of ex's registry
-// that are exposed on transport t.
+// that are exposed on transport t; its instructions describe the toolsets
+// those operations come from.
 func NewServer(ex *executor.Executor, t registry.Transport, version string) *server.MCPServer {
+	ops := ex.Registry().Exposed(t)
 	s := server.NewMCPServer(ServerName, version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithInstructions("notebridge gives safe access to the user's Joplin notes. Creates never duplicate: an *_ALREADY_EXISTS error names the existing object and the tool to update or restore it."),
+		server.WithInstructions(Instructions(ops)),
 	)
-	ops := ex.Registry().Exposed(t)
 	names := make(map[string]bool, len(ops))
 	for _, op := range ops {
 		s.AddTool(Tool(op), handler(ex, t, op.Name))

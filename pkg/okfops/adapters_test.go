@@ -52,7 +52,7 @@ func TestThroughMCPAdapters(t *testing.T) {
 	}
 	var got map[string]any
 	json.Unmarshal(raw, &got)
-	if got["projection"].(map[string]any)["trust_tier"] != "human-reviewed" {
+	if got["projection"].(map[string]any)["trust_tier"] != "claimed-human-review" {
 		t.Fatalf("read over stdio: %s", raw)
 	}
 

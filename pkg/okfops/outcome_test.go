@@ -357,7 +357,7 @@ func TestApplyOutcomes(t *testing.T) {
 					disarm(t)
 					hook.arm(c.step, func() error { return boom })
 					_, derr := h.call(t, f.apply, args)
-					wantRetryable(t, derr, domainerr.WriteOutcomeUnknown, true)
+					wantRetryable(t, derr, domainerr.WriteOutcomeUnknown, false)
 					want := base
 					if c.atResult {
 						want = result
@@ -446,7 +446,7 @@ func TestPatchNoop(t *testing.T) {
 	if prev["status"] != "noop" || prev["plan_digest"] != nil || prev["result_revision"] != nil || len(prev["affected_paths"].([]any)) != 0 {
 		t.Fatalf("noop preview: %v", prev)
 	}
-	for _, digest := range []string{"", "sha256:" + strings.Repeat("0", 64)} {
+	for _, digest := range []string{"sha256:" + strings.Repeat("0", 64)} { // "" is the noop apply: TestPatchNoopApply
 		_, derr := h.call(t, "apply_concept_patch", applyArgs(map[string]any{"base_revision": prev["base_revision"], "plan_digest": digest}, args))
 		wantCode(t, derr, "PLAN_MISMATCH")
 	}

@@ -71,7 +71,7 @@ func patchInput(apply bool) schema.S {
 
 func (o *Ops) previewConceptPatch() registry.Operation {
 	out := schema.Object("", withProps(map[string]any{
-		"status": schema.Enum("applicable: apply with expected_revision = base_revision and expected_plan_digest = plan_digest; noop: nothing would change; rejected: see diagnostics.", "applicable", "noop", "rejected"),
+		"status": schema.Enum("applicable: apply with expected_revision = base_revision and expected_plan_digest = plan_digest; noop: nothing would change (an apply with expected_plan_digest \"\" returns noop and writes nothing); rejected: see diagnostics.", "applicable", "noop", "rejected"),
 	}), previewRequired...)
 	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as lossless byte patches. Writes nothing; returns a diff and a plan digest."
 	return o.op("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead, patchInput(false), out,
@@ -103,7 +103,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 }
 
 func (o *Ops) applyConceptPatch() registry.Operation {
-	desc := "Apply a previewed concept patch. The plan is rebuilt from the live bundle and must match expected_plan_digest; the commit is compare-and-swap on expected_revision. An identical retry replays the durable receipt."
+	desc := "Apply a previewed concept patch. The plan is rebuilt from the live bundle and must match expected_plan_digest (\"\" for a noop preview: returns noop, writes nothing); the commit is compare-and-swap on expected_revision. An identical retry replays the durable receipt."
 	return o.op("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate, patchInput(true), applyOutSchema,
 		registry.Func(func(ctx context.Context, in patchIn) (applyOut, error) {
 			b, err := o.open(in.BundlePath)
@@ -115,7 +115,7 @@ func (o *Ops) applyConceptPatch() registry.Operation {
 				ExpectedRevision: in.ExpectedRevision, ExpectedDigest: in.ExpectedPlanDigest}
 			return o.applyPlan(ctx, b, bind, func(base store.Manifest) (*plan.Plan, error) {
 				p, diags, err := o.buildPatch(b, base, in.Operations)
-				if err != nil || hasErrors(diags) || p.Noop() {
+				if err != nil || hasErrors(diags) {
 					return nil, err
 				}
 				return p, nil
@@ -178,8 +178,7 @@ func (o *Ops) buildPatch(b *bundle.Bundle, base store.Manifest, ops []PatchOp) (
 		}
 		current[path] = next
 		if strings.HasPrefix(op.By, "human:") && op.Op == "ensure_verification" {
-			diags = append(diags, Diagnostic{Index: i, ConceptID: op.ConceptID, Code: "caller_supplied_human_verifier", Severity: "info",
-				Message: "the human: verifier is recorded as data from the caller; this server did not perform or confirm a review"})
+			diags = append(diags, humanVerifierNote(i, op.ConceptID))
 		}
 	}
 	var files []plan.File

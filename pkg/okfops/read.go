@@ -61,7 +61,7 @@ func (o *Ops) listConcepts() registry.Operation {
 		"type":         schema.String("Concept type; empty when missing.", 0, 10_000),
 		"title":        schema.String("Title.", 0, 10_000),
 		"status":       schema.String("Lifecycle status (stable when absent).", 0, 10_000),
-		"trust_tier":   schema.Enum("Trust tier derived from verified.", "unverified", "machine-confirmed", "human-reviewed"),
+		"trust_tier":   schema.Enum(trustTierDesc, doc.TrustTiers...),
 		"stale":        schema.Bool("Whether now is on or after stale_after."),
 		"stale_after":  schema.String("stale_after as written.", 0, 100),
 		"generated_at": schema.String("generated.at, or a legacy timestamp.", 0, 100),

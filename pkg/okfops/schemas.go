@@ -1,8 +1,16 @@
 package okfops
 
-import "github.com/notebridge/notebridge/pkg/schema"
+import (
+	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
 
 const maxText = 100_000
+
+// trustTierDesc explains that a tier is what the document claims: a human:
+// verifier is a string any writer can supply, never review by this server.
+const trustTierDesc = "Derived from the verified strings as written: claimed-human-review when a human: verifier is present, " +
+	"which is a claim by whoever wrote the file (any caller can supply one), never review performed or confirmed by this server."
 
 func text(desc string) schema.S { return schema.String(desc, 0, maxText) }
 
@@ -35,7 +43,7 @@ var (
 		"usage_window": windowSchema,
 		"generated":    actorstampSchema,
 		"verified":     schema.Array("Verification events (a bare mapping becomes one).", actorstampSchema, 10_000),
-		"trust_tier":   schema.Enum("Derived from verified.", "unverified", "machine-confirmed", "human-reviewed"),
+		"trust_tier":   schema.Enum(trustTierDesc, doc.TrustTiers...),
 		"status":       text("Lifecycle status (stable when absent)."),
 		"stale_after":  text("Stale on or after this date or instant."),
 		"runtime":      text("Attested Computation runtime."),

@@ -73,6 +73,13 @@ func newPreview(p *plan.Plan, diags []Diagnostic) previewOut {
 	return out
 }
 
+// humanVerifierNote flags a human: verifier the caller wrote: it is stored
+// as data, and reads report it as claimed-human-review, never as review.
+func humanVerifierNote(index int, conceptID string) Diagnostic {
+	return Diagnostic{Index: index, ConceptID: conceptID, Code: "caller_supplied_human_verifier", Severity: "info",
+		Message: "the human: verifier is recorded as data from the caller; this server did not perform or confirm a review, and reads report it as claimed-human-review"}
+}
+
 func hasErrors(diags []Diagnostic) bool {
 	for _, d := range diags {
 		if d.Severity == "error" {
@@ -95,14 +102,15 @@ type binding struct {
 // derived from the expected digest; otherwise check the live revision,
 // rebuild the plan, compare digests and commit with compare-and-swap.
 // build must return the plan rebuilt from base (nil plan means "not
-// apply-ready", reported as PLAN_MISMATCH).
+// apply-ready", reported as PLAN_MISMATCH). A no-op plan applied with an
+// empty expected digest (a noop preview carries none) returns noop.
 func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, build func(base store.Manifest) (*plan.Plan, error)) (applyOut, error) {
 	st := o.newStore(b)
 	key := plan.IdempotencyKey(bind.Kind, bind.ExpectedDigest)
 	if pending, err := store.JournalPending(b.Root); err != nil {
 		return applyOut{}, bundle.PathErr(err)
 	} else if pending {
-		if err := st.Recover(); err != nil {
+		if err := st.Recover(ctx); err != nil {
 			return applyOut{}, bundle.PathErr(err)
 		}
 	}
@@ -124,7 +132,13 @@ func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, bui
 	if err != nil {
 		return applyOut{}, err
 	}
-	if p == nil || p.Digest != bind.ExpectedDigest {
+	if p != nil && p.Noop() && bind.ExpectedDigest == "" {
+		// A matching no-op: the live revision is the one the preview saw
+		// and the rebuilt plan still changes nothing. Nothing is written,
+		// not even .okf/.
+		return applyOut{Status: "noop", Actor: Actor, BaseRevision: base.Revision, ResultRevision: base.Revision, AffectedPaths: []string{}}, nil
+	}
+	if p == nil || p.Noop() || p.Digest != bind.ExpectedDigest {
 		return applyOut{}, domainerr.New(domainerr.PlanMismatch,
 			"the plan rebuilt from the live bundle does not match expected_plan_digest; preview again")
 	}
