@@ -1,6 +1,7 @@
 package okfops
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -39,7 +40,7 @@ func midnightMappings(dates []any) []map[string]any {
 }
 
 func dateBundle(t *testing.T) string {
-	return copyTree(t, filepath.Join(fixtureRoot, "v0.2-date/acme_retail"))
+	return ownBundle(t, dateFixture)
 }
 
 // upgradableArgs previews dir without mappings and returns arguments that
@@ -74,9 +75,46 @@ var midnightRE = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})T00:00:00Z`)
 // profileLineRE matches a frontmatter line holding a profile field value.
 var profileLineRE = regexp.MustCompile(`^[+-](stale_after|\s+last_modified|usage_window): `)
 
+// upgradeCase is a date-profile bundle and what its upgrade must show.
+type upgradeCase struct {
+	src           fixtureSource
+	date, instant string   // the date bundle and its instant twin
+	dates         []string // dates the unmapped preview must list
+	diagnostics   []string // "<concept> <message>" unmapped diagnostics it must carry
+	identical     []string // files equal to the instant twin after the upgrade
+}
+
+// TestTemporalUpgradeFixture upgrades the own date bundle; every concept
+// differs from its instant twin only in the profile values, so every
+// changed file must end byte-identical to the twin.
 func TestTemporalUpgradeFixture(t *testing.T) {
+	checkTemporalUpgrade(t, upgradeCase{
+		src: ownSource(), date: dateFixture, instant: instantBundle,
+		dates: []string{"2026-01-01", "2026-03-10", "2026-03-31", "2026-09-30"},
+		diagnostics: []string{
+			"tables/rentals usage_window.from: no mapping for date 2026-01-01",
+			"metrics/bookings sources[0].last_modified: no mapping for date 2026-03-10",
+		},
+	})
+}
+
+// TestConformanceTemporalUpgrade upgrades the spec authors' date-profile
+// acme_retail bundle (NOTEBRIDGE_OKF_FIXTURES).
+func TestConformanceTemporalUpgrade(t *testing.T) {
+	checkTemporalUpgrade(t, upgradeCase{
+		src: authorsSource(t), date: "v0.2-date/acme_retail", instant: "v0.2-instant/acme_retail",
+		dates: []string{"2026-04-01", "2026-06-15", "2026-06-30", "2026-07-01", "2026-12-31"},
+		diagnostics: []string{
+			"tables/orders usage_window.from: no mapping for date 2026-04-01",
+			"metrics/revenue sources[0].last_modified: no mapping for date 2026-06-15",
+		},
+		identical: []string{"metrics/revenue.md", "metrics/gross-margin.md", "tables/orders.md", "policies/margin-standard.md", "policies/revenue-recognition.md"},
+	})
+}
+
+func checkTemporalUpgrade(t *testing.T, c upgradeCase) {
 	h := newHarness(t, Config{})
-	dir := dateBundle(t)
+	dir := c.src.copy(t, c.date)
 	orig := snapshotTree(t, dir)
 
 	empty := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
@@ -84,7 +122,7 @@ func TestTemporalUpgradeFixture(t *testing.T) {
 		t.Fatalf("preview without mappings: %v", empty)
 	}
 	dates := empty["unmapped_dates"].([]any)
-	for _, want := range []string{"2026-04-01", "2026-06-15", "2026-06-30", "2026-07-01", "2026-12-31"} {
+	for _, want := range c.dates {
 		found := false
 		for _, d := range dates {
 			found = found || d == want
@@ -106,9 +144,10 @@ func TestTemporalUpgradeFixture(t *testing.T) {
 			seen[dm["concept_id"].(string)+" "+dm["message"].(string)] = true
 		}
 	}
-	if !seen["tables/orders usage_window.from: no mapping for date 2026-04-01"] ||
-		!seen["metrics/revenue sources[0].last_modified: no mapping for date 2026-06-15"] {
-		t.Fatalf("unmapped diagnostics: %v", seen)
+	for _, want := range c.diagnostics {
+		if !seen[want] {
+			t.Fatalf("unmapped diagnostics %v lack %q", seen, want)
+		}
 	}
 	if len(empty["affected_paths"].([]any)) != 0 || len(empty["diff"].([]any)) != 0 {
 		t.Fatalf("incomplete preview carries a plan: %v", empty)
@@ -143,9 +182,12 @@ func TestTemporalUpgradeFixture(t *testing.T) {
 	}
 
 	// Substituting the dates back restores every original byte.
-	src := filepath.Join(fixtureRoot, "v0.2-date/acme_retail")
+	identical := c.identical
 	for _, p := range prev["affected_paths"].([]any) {
-		was, _ := os.ReadFile(filepath.Join(src, p.(string)))
+		was, err := fs.ReadFile(c.src.fsys, c.date+"/"+p.(string))
+		if err != nil {
+			t.Fatal(err)
+		}
 		now, _ := os.ReadFile(filepath.Join(dir, p.(string)))
 		if string(was) == string(now) {
 			t.Fatalf("%s did not change", p)
@@ -153,11 +195,17 @@ func TestTemporalUpgradeFixture(t *testing.T) {
 		if back := midnightRE.ReplaceAll(now, []byte("$1")); string(back) != string(was) {
 			t.Fatalf("%s: changed beyond the date values", p)
 		}
+		if c.identical == nil {
+			identical = append(identical, p.(string))
+		}
+	}
+	if len(identical) < 5 {
+		t.Fatalf("only %d files to compare with the instant twin: %v", len(identical), identical)
 	}
 	// Where the instant fixture differs from the date fixture only in the
 	// profile values, the result is byte-identical to it.
-	for _, rel := range []string{"metrics/revenue.md", "metrics/gross-margin.md", "tables/orders.md", "policies/margin-standard.md", "policies/revenue-recognition.md"} {
-		want, err := os.ReadFile(filepath.Join(fixtureRoot, "v0.2-instant/acme_retail", rel))
+	for _, rel := range identical {
+		want, err := fs.ReadFile(c.src.fsys, c.instant+"/"+rel)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,30 +242,30 @@ func TestTemporalPreviewWritesNothing(t *testing.T) {
 
 func TestTemporalNoopIncompleteRejected(t *testing.T) {
 	h := newHarness(t, Config{})
-	inst := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	inst := ownBundle(t, instantBundle)
 	before := snapshotTree(t, inst)
-	noop := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(inst, map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}))
+	noop := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(inst, map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}))
 	if noop["status"] != "noop" || noop["plan_digest"] != nil || noop["result_revision"] != nil || len(noop["affected_paths"].([]any)) != 0 {
 		t.Fatalf("instant bundle: %v", noop)
 	}
 	assertNoWrite(t, before, inst)
 
 	dir := dateBundle(t)
-	partial := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}))
+	partial := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}))
 	if partial["status"] != "incomplete" || partial["plan_digest"] != nil {
 		t.Fatalf("partial mappings: %v", partial)
 	}
 	for _, d := range partial["unmapped_dates"].([]any) {
-		if d == "2026-12-31" {
+		if d == "2026-09-30" {
 			t.Fatal("a mapped date is listed as unmapped")
 		}
 	}
 	_, derr := h.call(t, "apply_temporal_upgrade", map[string]any{"bundle_path": dir,
-		"mappings":      []any{map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}},
+		"mappings":      []any{map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}},
 		"base_revision": partial["base_revision"], "plan_digest": "sha256:" + strings.Repeat("0", 64)})
 	wantCode(t, derr, domainerr.PlanMismatch)
 
-	good := map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}
+	good := map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}
 	cases := []struct {
 		name    string
 		mapping []map[string]any
@@ -225,17 +273,17 @@ func TestTemporalNoopIncompleteRejected(t *testing.T) {
 		index   float64
 	}{
 		{"bad date", []map[string]any{good, {"date": "2026-02-30", "instant": "2026-02-30T00:00:00Z"}}, "bad_date", 1},
-		{"not a date", []map[string]any{{"date": "2026-12-31T00:00:00Z", "instant": "2026-12-31T00:00:00Z"}}, "bad_date", 0},
-		{"no offset", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00"}}, "bad_instant", 0},
-		{"day change", []map[string]any{good, {"date": "2026-06-15", "instant": "2026-06-16T00:00:00Z"}}, "mapping_changes_day", 1},
-		{"offset moves the day", []map[string]any{{"date": "2026-12-31", "instant": "2027-01-01T04:00:00+05:00"}}, "mapping_changes_day", 0},
-		{"conflicting", []map[string]any{good, {"date": "2026-12-31", "instant": "2026-12-31T09:00:00+09:00"}}, "conflicting_mappings", 1},
+		{"not a date", []map[string]any{{"date": "2026-09-30T00:00:00Z", "instant": "2026-09-30T00:00:00Z"}}, "bad_date", 0},
+		{"no offset", []map[string]any{{"date": "2026-09-30", "instant": "2026-09-30T00:00:00"}}, "bad_instant", 0},
+		{"day change", []map[string]any{good, {"date": "2026-03-10", "instant": "2026-03-11T00:00:00Z"}}, "mapping_changes_day", 1},
+		{"offset moves the day", []map[string]any{{"date": "2026-09-30", "instant": "2026-10-01T04:00:00+05:00"}}, "mapping_changes_day", 0},
+		{"conflicting", []map[string]any{good, {"date": "2026-09-30", "instant": "2026-09-30T09:00:00+09:00"}}, "conflicting_mappings", 1},
 		{"conflicting scoped", []map[string]any{
-			{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "concept_id": "metrics/revenue"},
+			{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z", "concept_id": "metrics/bookings"},
 			good,
-			{"date": "2026-12-31", "instant": "2026-12-31T01:00:00Z", "concept_id": "metrics/revenue"}}, "conflicting_mappings", 2},
-		{"bad field", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "field": "title"}}, "bad_field", 0},
-		{"bad concept", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "concept_id": "../x"}}, "bad_concept_id", 0},
+			{"date": "2026-09-30", "instant": "2026-09-30T01:00:00Z", "concept_id": "metrics/bookings"}}, "conflicting_mappings", 2},
+		{"bad field", []map[string]any{{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z", "field": "title"}}, "bad_field", 0},
+		{"bad concept", []map[string]any{{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z", "concept_id": "../x"}}, "bad_concept_id", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -266,9 +314,9 @@ func TestTemporalNoopIncompleteRejected(t *testing.T) {
 func TestTemporalRejectsUneditableValue(t *testing.T) {
 	h := newHarness(t, Config{})
 	dir := dateBundle(t)
-	p := filepath.Join(dir, "metrics/revenue.md")
+	p := filepath.Join(dir, "metrics/bookings.md")
 	raw, _ := os.ReadFile(p)
-	tagged := strings.Replace(string(raw), "stale_after: 2026-12-31", "stale_after: !!str 2026-12-31", 1)
+	tagged := strings.Replace(string(raw), "stale_after: 2026-09-30", "stale_after: !!str 2026-09-30", 1)
 	if tagged == string(raw) {
 		t.Fatal("fixture changed")
 	}
@@ -281,7 +329,7 @@ func TestTemporalRejectsUneditableValue(t *testing.T) {
 	found := false
 	for _, d := range prev["diagnostics"].([]any) {
 		dm := d.(map[string]any)
-		found = found || (dm["concept_id"] == "metrics/revenue" && dm["code"] == "ambiguous_yaml" && dm["severity"] == "error")
+		found = found || (dm["concept_id"] == "metrics/bookings" && dm["code"] == "ambiguous_yaml" && dm["severity"] == "error")
 	}
 	if !found {
 		t.Fatalf("diagnostics: %v", prev["diagnostics"])
@@ -291,9 +339,9 @@ func TestTemporalRejectsUneditableValue(t *testing.T) {
 func TestTemporalInvalidValuesLeftAlone(t *testing.T) {
 	h := newHarness(t, Config{})
 	dir := dateBundle(t)
-	p := filepath.Join(dir, "policies/margin-standard.md")
+	p := filepath.Join(dir, "policies/fleet-standard.md")
 	raw, _ := os.ReadFile(p)
-	bad := strings.Replace(string(raw), "stale_after: 2026-12-31", "stale_after: next spring", 1)
+	bad := strings.Replace(string(raw), "stale_after: 2026-09-30", "stale_after: next spring", 1)
 	os.WriteFile(p, []byte(bad), 0o644)
 	args := upgradableArgs(t, h, dir)
 	prev := h.mustCall(t, "preview_temporal_upgrade", args)
@@ -303,7 +351,7 @@ func TestTemporalInvalidValuesLeftAlone(t *testing.T) {
 	found := false
 	for _, d := range prev["diagnostics"].([]any) {
 		dm := d.(map[string]any)
-		found = found || (dm["concept_id"] == "policies/margin-standard" && dm["code"] == "invalid_temporal_left" && dm["severity"] == "info")
+		found = found || (dm["concept_id"] == "policies/fleet-standard" && dm["code"] == "invalid_temporal_left" && dm["severity"] == "info")
 	}
 	if !found {
 		t.Fatalf("diagnostics: %v", prev["diagnostics"])
@@ -345,7 +393,7 @@ func TestTemporalApplyOutcomes(t *testing.T) {
 		dir := dateBundle(t)
 		args := upgradableArgs(t, h, dir)
 		prev := h.mustCall(t, "preview_temporal_upgrade", args)
-		p := filepath.Join(dir, "metrics/revenue.md")
+		p := filepath.Join(dir, "metrics/bookings.md")
 		raw, _ := os.ReadFile(p)
 		external := string(raw) + "\nAn external edit.\n"
 		if err := os.WriteFile(p, []byte(external), 0o644); err != nil {
@@ -359,7 +407,7 @@ func TestTemporalApplyOutcomes(t *testing.T) {
 		if got, _ := os.ReadFile(p); string(got) != external {
 			t.Fatal("the external write was overwritten")
 		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "tables/orders.md")); !strings.Contains(string(got), "stale_after: 2026-12-31\n") {
+		if got, _ := os.ReadFile(filepath.Join(dir, "tables/rentals.md")); !strings.Contains(string(got), "stale_after: 2026-09-30\n") {
 			t.Fatal("a conflicting apply wrote another file")
 		}
 	})
@@ -370,7 +418,7 @@ func TestTemporalApplyOutcomes(t *testing.T) {
 		prev := h.mustCall(t, "preview_temporal_upgrade", args)
 		before := snapshotTree(t, dir)
 		other := temporalArgs(dir, append(toMaps(args["mappings"]),
-			map[string]any{"date": "2026-12-31", "instant": "2026-12-31T12:00:00Z", "concept_id": "metrics/revenue"})...)
+			map[string]any{"date": "2026-09-30", "instant": "2026-09-30T12:00:00Z", "concept_id": "metrics/bookings"})...)
 		_, derr := h.call(t, "apply_temporal_upgrade", temporalApplyArgs(prev, other))
 		wantCode(t, derr, domainerr.PlanMismatch)
 
@@ -409,12 +457,12 @@ func TestTemporalScopedMappings(t *testing.T) {
 	dir := dateBundle(t)
 	global := toMaps(upgradableArgs(t, h, dir)["mappings"])
 	ms := append(global,
-		map[string]any{"date": "2026-12-31", "instant": "2026-12-31T23:59:59+02:00", "concept_id": "metrics/revenue", "field": "stale_after"},
-		map[string]any{"date": "2026-12-31", "instant": "2026-12-31T18:00:00Z", "concept_id": "metrics/revenue"},
-		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T12:00:00Z", "concept_id": "tables/orders"},
-		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T01:00:00Z", "concept_id": "tables/orders", "field": "sources[0].last_modified"},
-		map[string]any{"date": "2026-04-01", "instant": "2026-04-01T08:00:00-05:00", "field": "usage_window.from"},
-		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T06:30:00+01:00", "field": "sources[1].last_modified"},
+		map[string]any{"date": "2026-09-30", "instant": "2026-09-30T23:59:59+02:00", "concept_id": "metrics/bookings", "field": "stale_after"},
+		map[string]any{"date": "2026-09-30", "instant": "2026-09-30T18:00:00Z", "concept_id": "metrics/bookings"},
+		map[string]any{"date": "2026-03-10", "instant": "2026-03-10T12:00:00Z", "concept_id": "tables/rentals"},
+		map[string]any{"date": "2026-03-10", "instant": "2026-03-10T01:00:00Z", "concept_id": "tables/rentals", "field": "sources[0].last_modified"},
+		map[string]any{"date": "2026-01-01", "instant": "2026-01-01T08:00:00-05:00", "field": "usage_window.from"},
+		map[string]any{"date": "2026-03-10", "instant": "2026-03-10T06:30:00+01:00", "field": "sources[1].last_modified"},
 	)
 	args := temporalArgs(dir, ms...)
 	prev := h.mustCall(t, "preview_temporal_upgrade", args)
@@ -426,16 +474,16 @@ func TestTemporalScopedMappings(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, rel))
 		return string(b)
 	}
-	revenue, orders, margin := read("metrics/revenue.md"), read("tables/orders.md"), read("metrics/gross-margin.md")
+	bookings, rentals, util := read("metrics/bookings.md"), read("tables/rentals.md"), read("metrics/utilisation.md")
 	for _, c := range []struct{ doc, want string }{
-		{revenue, "stale_after: 2026-12-31T23:59:59+02:00\n"},                                   // concept+field beats concept and global
-		{revenue, "last_modified: 2026-06-15T00:00:00Z\n"},                                      // field-scoped sources[1] does not apply to sources[0]
-		{orders, "stale_after: 2026-12-31T00:00:00Z\n"},                                         // global
-		{orders, "last_modified: 2026-06-15T01:00:00Z\n"},                                       // concept+field
-		{orders, "last_modified: 2026-06-15T12:00:00Z\n"},                                       // concept beats field-only
-		{orders, "usage_window: { from: 2026-04-01T08:00:00-05:00, to: 2026-06-30T00:00:00Z }"}, // field beats global
-		{margin, "stale_after: 2026-12-31T00:00:00Z\n"},                                         // another concept keeps the global
-		{margin, "last_modified: 2026-06-15T06:30:00+01:00\n"},                                  // field-only beats global
+		{bookings, "stale_after: 2026-09-30T23:59:59+02:00\n"},                                   // concept+field beats concept and global
+		{bookings, "last_modified: 2026-03-10T00:00:00Z\n"},                                      // field-scoped sources[1] does not apply to sources[0]
+		{rentals, "stale_after: 2026-09-30T00:00:00Z\n"},                                         // global
+		{rentals, "last_modified: 2026-03-10T01:00:00Z\n"},                                       // concept+field
+		{rentals, "last_modified: 2026-03-10T12:00:00Z\n"},                                       // concept beats field-only
+		{rentals, "usage_window: { from: 2026-01-01T08:00:00-05:00, to: 2026-03-31T00:00:00Z }"}, // field beats global
+		{util, "stale_after: 2026-09-30T00:00:00Z\n"},                                            // another concept keeps the global
+		{util, "last_modified: 2026-03-10T06:30:00+01:00\n"},                                     // field-only beats global
 	} {
 		if !strings.Contains(c.doc, c.want) {
 			t.Errorf("missing %q", c.want)
@@ -454,17 +502,26 @@ func TestTemporalScopedMappings(t *testing.T) {
 	}
 }
 
-// TestTemporalEveryFixture upgrades every date-profile fixture with
-// midnight UTC mappings and finds nothing to do in instant fixtures.
-func TestTemporalEveryFixture(t *testing.T) {
+// TestTemporalEveryFixture upgrades every own date-profile bundle with
+// midnight UTC mappings and finds nothing to do in instant bundles.
+func TestTemporalEveryFixture(t *testing.T) { checkTemporalEveryFixture(t, ownSource()) }
+
+// TestConformanceTemporalEveryFixture does the same over the spec
+// authors' bundles (NOTEBRIDGE_OKF_FIXTURES).
+func TestConformanceTemporalEveryFixture(t *testing.T) {
+	checkTemporalEveryFixture(t, authorsSource(t))
+}
+
+func checkTemporalEveryFixture(t *testing.T, src fixtureSource) {
 	h := newHarness(t, Config{})
-	for _, name := range fixtureBundles(t) {
+	upgraded, none := 0, 0
+	for _, name := range src.bundles(t) {
 		profile, _, _ := strings.Cut(name, "/")
 		if profile != "v0.2-date" && profile != "v0.2-instant" {
 			continue
 		}
 		t.Run(name, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, name))
+			dir := src.copy(t, name)
 			if profile == "v0.2-instant" {
 				prev := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
 				if prev["status"] != "noop" || prev["plan_digest"] != nil {
@@ -479,6 +536,7 @@ func TestTemporalEveryFixture(t *testing.T) {
 				if v["bundle"].(map[string]any)["temporal_profile"] != "none" {
 					t.Fatalf("noop preview on a bundle with profile %v", v["bundle"])
 				}
+				none++
 				return
 			}
 			args := upgradableArgs(t, h, dir)
@@ -491,7 +549,13 @@ func TestTemporalEveryFixture(t *testing.T) {
 			if v["bundle"].(map[string]any)["temporal_profile"] != "instant" {
 				t.Fatalf("validate after upgrade: %v", v["bundle"])
 			}
+			upgraded++
 		})
+	}
+	// Both date-profile branches ran: an upgrade and a bundle without
+	// profile fields.
+	if upgraded == 0 || none == 0 {
+		t.Fatalf("%d date bundles upgraded, %d without profile fields; want both", upgraded, none)
 	}
 }
 
