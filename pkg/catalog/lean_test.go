@@ -29,7 +29,8 @@ func walkSchema(v any, path string, fn func(path string, node map[string]any)) {
 
 // TestOutputSchemasCarryStructureNotProse: result schemas state types,
 // closed properties, required fields, enums and bounds, and no prose or
-// patterns (issue #14 lean catalog); a tag carries no resource fields.
+// patterns (issue #14 lean catalog); input schemas carry no empty
+// description; a tag carries no resource fields.
 func TestOutputSchemasCarryStructureNotProse(t *testing.T) {
 	for _, op := range fullRegistry(t).Operations() {
 		var root any
@@ -45,6 +46,17 @@ func TestOutputSchemasCarryStructureNotProse(t *testing.T) {
 		})
 	}
 	reg := fullRegistry(t)
+	for _, op := range reg.Operations() {
+		var root any
+		if err := json.Unmarshal(op.InputSchema, &root); err != nil {
+			t.Fatal(err)
+		}
+		walkSchema(root, "#", func(path string, node map[string]any) {
+			if d, has := node["description"]; has && d == "" {
+				t.Errorf("%s input %s: empty description", op.Name, path)
+			}
+		})
+	}
 	getNote, _ := reg.Lookup("get_note")
 	var s struct {
 		Properties map[string]struct {

@@ -76,7 +76,7 @@ func notebookSchema() schema.S {
 
 // parentIDSchema accepts a notebook id or "" (the top level).
 func parentIDSchema(desc string) schema.S {
-	return schema.S{"type": "string", "maxLength": 32, "pattern": "^([0-9a-f]{32})?$", "description": desc}
+	return schema.Matching(desc, 0, 32, "^([0-9a-f]{32})?$")
 }
 
 // notFound is the NOT_FOUND error for object id, naming which object (role)

@@ -22,21 +22,18 @@ import (
 // maxLength is a coarse cap at twice the bound, so that content just over
 // the bound reaches the handler and gets RESOURCE_TOO_LARGE.
 func (o *Ops) dataSchema() schema.S {
-	return schema.S{
-		"type": "string", "minLength": 4, "contentEncoding": "base64",
-		"maxLength": base64.StdEncoding.EncodedLen(int(2 * o.limits.MaxResourceBytes)),
-		"description": fmt.Sprintf("File content, standard padded base64; at most %s once decoded.",
-			sizeText(o.limits.MaxResourceBytes)),
-	}
+	s := schema.String(fmt.Sprintf("Padded base64; at most %s decoded.", sizeText(o.limits.MaxResourceBytes)),
+		4, base64.StdEncoding.EncodedLen(int(2*o.limits.MaxResourceBytes)))
+	s["contentEncoding"] = "base64"
+	return s
 }
 
 func filenameSchema(desc string) schema.S {
-	return schema.S{"type": "string", "minLength": 1, "maxLength": 255, "pattern": `^[^/\\\x00-\x1f]+$`, "description": desc}
+	return schema.Matching(desc, 1, 255, `^[^/\\\x00-\x1f]+$`)
 }
 
 func mimeSchema(desc string) schema.S {
-	return schema.S{"type": "string", "maxLength": 255,
-		"pattern": `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$`, "description": desc}
+	return schema.Matching(desc, 0, 255, `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$`)
 }
 
 var sha256Schema = schema.String("SHA-256 of the content, lowercase hex.", 64, 64)

@@ -40,6 +40,14 @@ func String(desc string, minLen, maxLen int) S {
 	return s
 }
 
+// Matching returns a string schema bounded to maxLen characters that must
+// match pattern.
+func Matching(desc string, minLen, maxLen int, pattern string) S {
+	s := String(desc, minLen, maxLen)
+	s["pattern"] = pattern
+	return s
+}
+
 // ID returns a schema for a Joplin object id.
 func ID(desc string) S {
 	return described(S{"type": "string", "minLength": 32, "maxLength": 32, "pattern": IDPattern}, desc)
