@@ -14,7 +14,7 @@ func Status(code domainerr.Code) int {
 		return http.StatusBadRequest
 	case domainerr.Unauthenticated:
 		return http.StatusUnauthorized
-	case domainerr.OriginNotAllowed:
+	case domainerr.OriginNotAllowed, domainerr.ReadOnly:
 		return http.StatusForbidden
 	case domainerr.NotFound, domainerr.UnknownOperation, domainerr.NotExposed:
 		return http.StatusNotFound

@@ -17,6 +17,7 @@ const (
 	InvalidArgument       Code = "INVALID_ARGUMENT"
 	UnknownOperation      Code = "UNKNOWN_OPERATION"
 	NotExposed            Code = "NOT_EXPOSED"
+	ReadOnly              Code = "READ_ONLY"
 	RequestTooLarge       Code = "REQUEST_TOO_LARGE"
 	NestingTooDeep        Code = "NESTING_TOO_DEEP"
 	Busy                  Code = "BUSY"
@@ -48,7 +49,7 @@ const (
 
 // AllCodes lists every code, in documentation order.
 var AllCodes = []Code{
-	InvalidArgument, UnknownOperation, NotExposed, RequestTooLarge, NestingTooDeep,
+	InvalidArgument, UnknownOperation, NotExposed, ReadOnly, RequestTooLarge, NestingTooDeep,
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,

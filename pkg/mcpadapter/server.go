@@ -55,13 +55,13 @@ func Tool(op registry.Operation) mcp.Tool {
 }
 
 // Annotations derives the MCP hints from an operation's effect. Joplin is
-// the user's own closed store, so no tool is open-world.
+// the user's own closed store, so no tool is open-world. The title is the
+// tool's own title field, not repeated here.
 func Annotations(op registry.Operation) mcp.ToolAnnotation {
 	readOnly := op.Effect == registry.EffectRead
 	destructive := op.Effect == registry.EffectUpdate || op.Effect == registry.EffectTrash || op.Effect == registry.EffectDeletePermanent
 	idempotent := op.Effect != registry.EffectCreate
 	return mcp.ToolAnnotation{
-		Title:           op.Title,
 		ReadOnlyHint:    mcp.ToBoolPtr(readOnly),
 		DestructiveHint: mcp.ToBoolPtr(destructive),
 		IdempotentHint:  mcp.ToBoolPtr(idempotent),

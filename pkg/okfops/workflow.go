@@ -196,7 +196,7 @@ func (o *Ops) newStore(b *bundle.Bundle) *store.Store {
 
 // Shared workflow schemas.
 var (
-	digestSchema     = schema.String("Plan digest, sha256:<hex>.", 0, 80)
+	digestSchema     = schema.String("", 0, 80)
 	diagnosticSchema = schema.Object("", map[string]any{
 		"index":      schema.Integer("Operation or mapping index; -1 when none.", -1, 1_000_000),
 		"concept_id": text("Concept concerned."),
@@ -209,9 +209,9 @@ var (
 		"result_revision": revisionSchema,
 		"plan_digest":     digestSchema,
 		"request_digest":  digestSchema,
-		"affected_paths":  schema.Array("Files the plan writes, root index.md last.", text("Path."), 1_000_000),
+		"affected_paths":  schema.Array("Files the plan writes, root index.md last.", text(""), 1_000_000),
 		"diff": schema.Array("Unified diffs (first 200 files).", schema.Object("", map[string]any{
-			"path": text("Path."), "diff": schema.String("Unified diff.", 0, 1<<20),
+			"path": text(""), "diff": schema.String("Unified diff.", 0, 1<<20),
 		}, "path", "diff"), maxDiffFiles),
 		"diagnostics": schema.Array("Findings.", diagnosticSchema, 1_000_000),
 	}
@@ -223,7 +223,7 @@ var (
 		"actor":           schema.Enum("Fixed adapter principal recorded in the receipt.", Actor),
 		"base_revision":   revisionSchema,
 		"result_revision": revisionSchema,
-		"affected_paths":  schema.Array("Files written.", text("Path."), 1_000_000),
+		"affected_paths":  schema.Array("Files written.", text(""), 1_000_000),
 		"committed_at":    schema.String("When the receipt was made.", 0, 64),
 	}, "status", "actor", "base_revision", "result_revision", "affected_paths")
 )

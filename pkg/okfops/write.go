@@ -59,7 +59,7 @@ func (o *Ops) writeConcept() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"bundle_path": bundlePathSchema,
 		"concept_id":  conceptIDSchema,
-		"content":     schema.String("The whole new file: YAML frontmatter with a non-empty type, then the Markdown body. Written byte-exact.", 1, int(maxBytes)),
+		"content":     schema.String("Whole file, byte-exact: YAML frontmatter with a type, then Markdown.", 1, int(maxBytes)),
 	}, "bundle_path", "concept_id", "content")
 	out := schema.Object("", map[string]any{
 		"concept_id":      conceptIDSchema,
@@ -75,8 +75,7 @@ func (o *Ops) writeConcept() registry.Operation {
 		"warnings":        schema.Array("Non-blocking problems in the new content.", problemSchema, 10_000),
 		"diagnostics":     schema.Array("Notes for the reviewer, e.g. caller_supplied_human_verifier; never blocking.", diagnosticSchema, 10),
 	}, "concept_id", "change_id", "idempotency_key", "actor", "base_revision", "result_revision", "changed", "created", "replayed", "warnings", "diagnostics")
-	desc := "Replace (or create) one whole concept. Review the content first; prefer bounded patch operations where they apply. " +
-		"Validation failure writes nothing. An identical request replays its durable receipt; after an uncertain timeout, read the concept and retry the identical content."
+	desc := "Replace or create one whole concept; prefer patch operations where they apply. Invalid content writes nothing. An identical retry replays its receipt; after an uncertain timeout, read the concept and retry the same content."
 	return o.op("write_concept", "Write an OKF concept", desc, registry.EffectUpdate, in, out,
 		registry.Func(func(ctx context.Context, in writeIn) (writeOut, error) { return o.write(ctx, in) }))
 }
