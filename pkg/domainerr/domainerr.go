@@ -42,6 +42,7 @@ const (
 	BundleCorrupt         Code = "BUNDLE_CORRUPT"
 	PlanMismatch          Code = "PLAN_MISMATCH"
 	ReceiptConflict       Code = "RECEIPT_CONFLICT"
+	SessionLimit          Code = "SESSION_LIMIT"
 	Internal              Code = "INTERNAL"
 )
 
@@ -52,7 +53,7 @@ var AllCodes = []Code{
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed,
 	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
-	PlanMismatch, ReceiptConflict, Internal,
+	PlanMismatch, ReceiptConflict, SessionLimit, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must
