@@ -50,8 +50,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	m := peek(body)
-	if isModern(r.Header, m) {
+	m, ok := peek(body)
+	if !ok || isModern(r.Header, m) {
+		// mcp-go answers a body that is not a JSON object (-32700).
 		g.next.ServeHTTP(w, r)
 		return
 	}
@@ -159,14 +160,13 @@ type message struct {
 	} `json:"params"`
 }
 
-// peek decodes what the guard needs of body; a body that is not a JSON
-// object yields nothing, and mcp-go answers it.
-func peek(body []byte) message {
-	var m message
+// peek decodes what the guard needs of body (empty for a GET or DELETE);
+// ok is false for a body that is not a JSON object of the expected shape.
+func peek(body []byte) (m message, ok bool) {
 	if len(body) > 0 && json.Unmarshal(body, &m) != nil {
-		return message{}
+		return message{}, false
 	}
-	return m
+	return m, true
 }
 
 // isModern reports a request of protocol version 2026-07-28 or later,

@@ -99,6 +99,9 @@ func TestHTTPSessionHeaderRules(t *testing.T) {
 	if code, msg, _, _ := rpcErrorOf(t, body); resp.StatusCode != 400 || code != -32000 || !strings.Contains(msg, "Mcp-Session-Id header is required") || !strings.Contains(body, `"id":2`) {
 		t.Errorf("POST without a session: %d %s", resp.StatusCode, body)
 	}
+	if resp, body := post(t, url+Path, `not json`, auth); resp.StatusCode != 400 || !strings.Contains(body, "-32700") {
+		t.Errorf("POST of a body that is not JSON: %d %s", resp.StatusCode, body)
+	}
 	for _, m := range []string{http.MethodGet, http.MethodDelete} {
 		if resp := send(t, m, url, auth); resp.StatusCode != 400 {
 			t.Errorf("%s without a session: %d %s", m, resp.StatusCode, readAll(resp))
