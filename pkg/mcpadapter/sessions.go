@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net/http"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -192,7 +193,16 @@ func (s *sessions) sweepExpired(now time.Time) {
 	for _, id := range expired {
 		s.expire(id)
 	}
+	if len(expired) >= freeAfter {
+		// An idle process may not collect for minutes, and its freed
+		// heap stays resident until it does: give it back now.
+		debug.FreeOSMemory()
+	}
 }
+
+// freeAfter is how many sessions (about 10 KiB each in mcp-go) one sweep
+// must end before it returns their memory to the operating system.
+const freeAfter = 100
 
 // live reports the number of live sessions.
 func (s *sessions) live() int {
