@@ -132,6 +132,7 @@ func sessionChurn(b *testing.B, wantAll bool, args ...string) {
 	elapsed := time.Since(start)
 	peak := residentMB(pid)
 	c.CloseIdleConnections()
+	waitFor(10*time.Second, func() bool { return openFDs(pid) <= fd0 })
 	settle := time.Duration(0)
 	if wantAll {
 		settle = waitFor(5*time.Minute, func() bool { return residentMB(pid) <= rss0+16 })
@@ -151,7 +152,7 @@ func sessionChurn(b *testing.B, wantAll bool, args ...string) {
 // BenchmarkMCPIdleStreams opens 500 authenticated GET /mcp streams (one
 // connection each, over 50 sessions) to `notebridge mcp serve` with a 2 s
 // stream idle timeout and a per-credential cap of 1,000, and measures how
-// long each stays open. It reports the longest and shortest lifetime, how
+// long each stays open after its headers arrive. It reports the longest and shortest lifetime, how
 // many the server ended, and the server's file descriptors before, while
 // holding them, and after.
 func BenchmarkMCPIdleStreams(b *testing.B) {
@@ -182,8 +183,8 @@ func BenchmarkMCPIdleStreams(b *testing.B) {
 			req.Header.Set("Authorization", "Bearer "+token)
 			req.Header.Set("Accept", "text/event-stream")
 			req.Header.Set("Mcp-Session-Id", ids[i%sessions])
-			start := time.Now()
 			resp, err := c.Do(req)
+			start := time.Now() // the stream is open: its headers arrived
 			opened <- struct{}{}
 			if err != nil || resp.StatusCode != 200 {
 				lives <- life{}

@@ -122,3 +122,82 @@ func TestStdioCancellationSendsNoResponse(t *testing.T) {
 		t.Fatalf("journal: %q %v", raw, err)
 	}
 }
+
+// TestHTTPCancellationSendsNoResponse is the same over Streamable HTTP
+// against `notebridge serve`: a create_note held by Joplin is cancelled by
+// a notifications/cancelled posted in the session; the Joplin request is
+// aborted, the call's POST ends without a JSON-RPC response, the session
+// keeps working, and the create is journaled as an uncertain write.
+func TestHTTPCancellationSendsNoResponse(t *testing.T) {
+	const token, mcpToken = "cancel-test-token-0123456789", "cancel-test-mcp-token-0123456789"
+	fake := joplinfake.New(token)
+	h, arrived, aborted := holdJoplin(fake, func(r *http.Request) bool {
+		return r.Method == http.MethodPost && r.URL.Path == "/notes"
+	})
+	joplin := httptest.NewServer(h)
+	defer joplin.Close()
+	resp, err := http.Post(joplin.URL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var folder struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&folder)
+	resp.Body.Close()
+	state := t.TempDir()
+	addrs, exited, stderr := startServeB(t, "--joplin-url", joplin.URL, "--joplin-token-file", tokenFileB(t, token),
+		"--mcp-token-file", tokenFileB(t, mcpToken), "--state-dir", state)
+	if exited {
+		t.Fatalf("serve exited: %s", stderr)
+	}
+	url := "http://" + addrs["MCP Streamable HTTP"] + "/mcp"
+	var sid string
+	do := func(body string) (int, string) {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+mcpToken)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Error(err)
+			return 0, ""
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
+			sid = s
+		}
+		return resp.StatusCode, string(b)
+	}
+	if code, body := do(initialize(1, "2025-06-18")); code != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	do(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	type answer struct {
+		code int
+		body string
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		code, body := do(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_note","arguments":{"notebook_id":"` + folder.ID + `","title":"Secret Title","body":"secret body"}}}`)
+		answered <- answer{code, body}
+	}()
+	within(t, arrived, "create at Joplin")
+	if code, body := do(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`); code != 202 {
+		t.Fatalf("cancellation: %d %s", code, body)
+	}
+	within(t, aborted, "abort of the create at Joplin")
+	if a := <-answered; a.code != 200 || strings.TrimSpace(a.body) != "" {
+		t.Errorf("cancelled call answered: %d %q", a.code, a.body)
+	}
+	if code, body := do(`{"jsonrpc":"2.0","id":8,"method":"ping"}`); code != 200 || !strings.Contains(body, `"id":8`) {
+		t.Errorf("ping after the cancellation: %d %s", code, body)
+	}
+	raw, err := os.ReadFile(filepath.Join(state, "uncertain-writes.jsonl"))
+	if err != nil || !strings.Contains(string(raw), `"create_note"`) || !strings.Contains(string(raw), `"mcp-http"`) || strings.Contains(string(raw), "Secret") {
+		t.Fatalf("journal: %q %v", raw, err)
+	}
+}
