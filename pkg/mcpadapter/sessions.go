@@ -17,7 +17,7 @@ import (
 // sessions is the registry of live MCP HTTP sessions. It bounds how many
 // live at once, per credential and in total, and ends a session idle for
 // longer than its TTL. It is mcp-go's session id manager (through
-// resolve), so an id it does not know is rejected by mcp-go too; mcp-go's
+// ResolveSessionIdManager), so an id it does not know is rejected by mcp-go too; mcp-go's
 // own per-session state is reclaimed by the expire hook.
 type sessions struct {
 	ttl                   time.Duration
@@ -92,9 +92,7 @@ func (s *sessions) uncount(owner string) {
 
 // create turns r into a live session and returns its id.
 func (s *sessions) create(r *reservation) string {
-	var b [16]byte
-	rand.Read(b[:])
-	id := hex.EncodeToString(b[:])
+	id := newSessionID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r.id = id
@@ -103,6 +101,13 @@ func (s *sessions) create(r *reservation) string {
 		s.sweep = time.AfterFunc(s.sweepInterval(), func() { s.sweepExpired(time.Now()) })
 	}
 	return id
+}
+
+// newSessionID returns 128 random bits in hex.
+func newSessionID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 func (s *sessions) sweepInterval() time.Duration {
@@ -211,7 +216,8 @@ func (s *sessions) live() int {
 	return len(s.byID)
 }
 
-// resolve gives mcp-go the session id manager for request r.
+// ResolveSessionIdManager gives mcp-go the session id manager for request
+// r (nil for mcp-go's own housekeeping).
 func (s *sessions) ResolveSessionIdManager(r *http.Request) server.SessionIdManager {
 	m := idManager{s: s}
 	if r != nil {
@@ -228,10 +234,11 @@ type idManager struct {
 
 // Generate creates the session the guard reserved. mcp-go generates ids
 // only for an initialize (the guard answers a GET without a session
-// itself), so an unreserved call gets an id no request can use.
+// itself); were it to call without a reservation, the id it gets is
+// registered nowhere, so no request can use it.
 func (m idManager) Generate() string {
 	if m.res == nil {
-		return "unreserved"
+		return newSessionID()
 	}
 	return m.s.create(m.res)
 }
