@@ -44,6 +44,7 @@ const (
 	BundleCorrupt         Code = "BUNDLE_CORRUPT"
 	PlanMismatch          Code = "PLAN_MISMATCH"
 	ReceiptConflict       Code = "RECEIPT_CONFLICT"
+	SessionLimit          Code = "SESSION_LIMIT"
 	Internal              Code = "INTERNAL"
 )
 
@@ -54,7 +55,7 @@ var AllCodes = []Code{
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
-	PlanMismatch, ReceiptConflict, Internal,
+	PlanMismatch, ReceiptConflict, SessionLimit, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must
@@ -73,7 +74,7 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 // retryable flag from here; docs/errors.md's Retryable column and the
 // constructor each producer calls are tested against it.
 var retryableCodes = map[Code]bool{
-	Busy: true, Cancelled: true, JoplinUnavailable: true, RateLimited: true, RevisionConflict: true,
+	Busy: true, Cancelled: true, JoplinUnavailable: true, RateLimited: true, RevisionConflict: true, SessionLimit: true,
 }
 
 // Retryable reports whether errors with code c are retryable.

@@ -20,6 +20,7 @@ import (
 	"net/http/httptrace"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -224,8 +225,11 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			return nil, domainerr.New(domainerr.WriteOutcomeUnknown,
 				"the write was sent to Joplin but no answer arrived; it may or may not have been applied")
 		}
-		if ctx.Err() != nil {
-			return nil, domainerr.Retryable(domainerr.JoplinUnavailable, "Joplin is not reachable (%s)", unreachable.kind)
+		if err := ctx.Err(); err != nil {
+			// The caller gave up (a notifications/cancelled, a closed
+			// connection): that says nothing about Joplin, so it is no
+			// outage. The executor reports context errors as CANCELLED.
+			return nil, fmt.Errorf("joplin: request abandoned by the caller: %w", err)
 		}
 		if time.Now().Add(backoff).After(deadline) {
 			return nil, domainerr.Retryable(domainerr.JoplinUnavailable, "Joplin is not reachable (%s)", unreachable.kind)
@@ -263,9 +267,10 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, sent bool, e
 
 	actx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	var wrote bool
+	// Set by the transport's writer goroutine, read here after Do.
+	var wrote atomic.Bool
 	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote = info.Err == nil },
+		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
 	})
 	var rdr io.Reader
 	var partsLen int64
@@ -293,7 +298,7 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, sent bool, e
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// Never wrap err: *url.Error embeds the URL, and the URL the token.
-		return nil, wrote, &unreachableError{kind: transportKind(err)}
+		return nil, wrote.Load(), &unreachableError{kind: transportKind(err)}
 	}
 	defer resp.Body.Close()
 	body, tooLarge, err := readBody(resp, c.cfg.MaxResponseBytes)

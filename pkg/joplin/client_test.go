@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -227,6 +228,44 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 	for _, u := range []string{"ftp://x", "http://user:pw@host", "http://h?token=x", "nohost"} {
 		if _, err := New(Config{BaseURL: u}); err == nil || strings.Contains(err.Error(), "pw") {
 			t.Errorf("%s: %v", u, err)
+		}
+	}
+}
+
+// TestCallerCancellationIsNotAnOutage: when the caller cancels while Joplin
+// holds the request, the request is aborted, a read reports the caller's
+// cancellation (never JOPLIN_UNAVAILABLE), and a write that was already
+// sent reports WRITE_OUTCOME_UNKNOWN.
+func TestCallerCancellationIsNotAnOutage(t *testing.T) {
+	arrived, aborted := make(chan struct{}, 1), make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		arrived <- struct{}{}
+		<-r.Context().Done()
+		aborted <- struct{}{}
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL, 5*time.Second)
+	for _, write := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		errc := make(chan error, 1)
+		go func() {
+			if write {
+				errc <- c.Write(ctx, "PUT", "/notes/x", nil, map[string]string{"title": "t"}, nil)
+			} else {
+				errc <- c.Get(ctx, "/notes/x", nil, nil)
+			}
+		}()
+		<-arrived
+		cancel()
+		<-aborted
+		err := <-errc
+		assertNoSecret(t, err)
+		switch {
+		case write && code(err) != domainerr.WriteOutcomeUnknown:
+			t.Errorf("cancelled write: %v, want WRITE_OUTCOME_UNKNOWN", err)
+		case !write && (code(err) != "" || !errors.Is(err, context.Canceled)):
+			t.Errorf("cancelled read: %v, want the caller's context.Canceled", err)
 		}
 	}
 }

@@ -49,15 +49,11 @@ func runnerFor(s *server.MCPServer) *runner {
 
 // fastPath serves plain tools/call messages of one stdio session.
 type fastPath struct {
-	r   *runner
-	s   *server.MCPServer
-	out *stdioOut
-
-	mu       sync.Mutex
-	inflight map[string]*inflightCall // like mcp-go's, keyed ":" + id
+	r     *runner
+	s     *server.MCPServer
+	out   *stdioOut
+	calls *inflight // the session's running requests, shared with mcp-go's path
 }
-
-type inflightCall struct{ cancel context.CancelFunc }
 
 // serve answers msg if it is a plain tools/call of a tool NewServer added,
 // and reports whether it did; otherwise mcp-go must handle msg.
@@ -66,23 +62,15 @@ func (f *fastPath) serve(ctx context.Context, msg []byte) bool {
 	if !ok || !f.r.tools[call.name] || f.s.GetTool(call.name) == nil {
 		return false
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	// A notifications/cancelled naming the id cancels the call, as mcp-go
-	// does for the requests it handles.
-	key, me := fmt.Sprintf(":%v", call.id), &inflightCall{cancel: cancel}
-	f.mu.Lock()
-	f.inflight[key] = me
-	f.mu.Unlock()
-	defer func() {
-		f.mu.Lock()
-		if f.inflight[key] == me {
-			delete(f.inflight, key)
-		}
-		f.mu.Unlock()
-	}()
+	// A notifications/cancelled naming the id cancels the call, and the
+	// call gets no response.
+	ctx, c, done := f.calls.start(ctx, call.id)
+	defer done()
 
 	out, isError, panicked := f.call(ctx, call)
+	if c.cancelled.Load() {
+		return true
+	}
 	if panicked != nil {
 		// What mcp-go's recovery middleware (server.WithRecovery) answers.
 		f.out.message(mcp.JSONRPCError{
@@ -100,38 +88,6 @@ func (f *fastPath) call(ctx context.Context, c toolCall) (out json.RawMessage, i
 	defer func() { panicked = recover() }()
 	out, isError = callTool(ctx, f.r.ex, f.r.t, c.name, c.args)
 	return out, isError, nil
-}
-
-// cancelled cancels the fast-path call a notifications/cancelled names.
-// mcp-go still receives the notification for the calls it runs.
-func (f *fastPath) cancelled(msg []byte) {
-	f.mu.Lock()
-	active := len(f.inflight) > 0
-	f.mu.Unlock()
-	if !active || !bytes.Contains(msg, []byte("notifications/cancelled")) {
-		return
-	}
-	var n struct {
-		JSONRPC string         `json:"jsonrpc"`
-		ID      any            `json:"id"`
-		Method  string         `json:"method"`
-		Params  map[string]any `json:"params"`
-	}
-	if json.Unmarshal(msg, &n) != nil || n.JSONRPC != mcp.JSONRPC_VERSION || n.ID != nil || n.Method != string(mcp.MethodNotificationCancelled) {
-		return
-	}
-	id, ok := n.Params["requestId"]
-	if !ok {
-		return
-	}
-	key := fmt.Sprintf(":%v", id)
-	f.mu.Lock()
-	c := f.inflight[key]
-	delete(f.inflight, key)
-	f.mu.Unlock()
-	if c != nil {
-		c.cancel()
-	}
 }
 
 // toolCall is a plain tools/call request located in a message's bytes.

@@ -210,17 +210,20 @@ func FuzzStreamEncoding(f *testing.F) {
 	})
 }
 
-// TestFastPathCancel checks that notifications/cancelled cancels a
-// fast-path call, as mcp-go does for its own.
-func TestFastPathCancel(t *testing.T) {
-	started := make(chan struct{})
+// TestStdioCancelledCallGetsNoResponse: a notifications/cancelled aborts
+// the call it names, on the fast path and on mcp-go's, and that call gets
+// no response: the next line is the answer to a later ping, and nothing
+// else is written before stdin ends.
+func TestStdioCancelledCallGetsNoResponse(t *testing.T) {
+	started, aborted := make(chan struct{}, 1), make(chan struct{}, 1)
 	reg, err := registry.New(registry.Operation{
 		Name: "wait", Title: "Wait", Description: "Wait.", Toolset: "test", Effect: registry.EffectRead,
 		InputSchema: schema.JSON(schema.Object("", map[string]any{})), OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
 		Exposure: []registry.Transport{registry.MCPStdio},
 		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
-			close(started)
+			started <- struct{}{}
 			<-ctx.Done()
+			aborted <- struct{}{}
 			return nil, ctx.Err()
 		},
 	})
@@ -231,19 +234,28 @@ func TestFastPathCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(ex, registry.MCPStdio, "cancel")
-	inR, inW := io.Pipe()
-	var out bytes.Buffer
-	done := make(chan error, 1)
-	go func() { done <- ServeStdio(context.Background(), srv, inR, &out, 1<<20, slog.New(slog.DiscardHandler)) }()
-	io.WriteString(inW, call("7", "wait", `{}`)+"\n")
-	<-started
-	io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`+"\n")
-	inW.Close()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), `"id":7,`) || !strings.Contains(out.String(), `\"code\":\"CANCELLED\"`) {
-		t.Fatalf("the call was not cancelled: %s", out.String())
+	for _, fast := range []bool{true, false} {
+		srv := NewServer(ex, registry.MCPStdio, "cancel")
+		inR, inW := io.Pipe()
+		outR, outW := io.Pipe()
+		done := make(chan error, 1)
+		go func() {
+			done <- serveStdio(context.Background(), srv, inR, outW, 1<<20, slog.New(slog.DiscardHandler), fast)
+			outW.Close()
+		}()
+		out := bufio.NewReader(outR)
+		io.WriteString(inW, call("7", "wait", `{}`)+"\n")
+		<-started
+		io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}`+"\n")
+		<-aborted
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":8,"method":"ping"}`+"\n")
+		if line, _ := out.ReadString('\n'); !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":8,"result":{}`) {
+			t.Errorf("fast path %v: the line after the cancellation is %q, want the ping's answer", fast, line)
+		}
+		inW.Close()
+		rest, _ := io.ReadAll(out)
+		if err := <-done; err != nil || len(rest) > 0 {
+			t.Errorf("fast path %v: after the ping: %q (%v), want nothing", fast, rest, err)
+		}
 	}
 }

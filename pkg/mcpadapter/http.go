@@ -36,14 +36,49 @@ type HTTPConfig struct {
 	MaxBodyBytes int64
 	// Ready reports readiness for /readyz; nil means always ready.
 	Ready func(context.Context) error
+	// SessionIdleTTL ends a session that has seen no request for this
+	// long (0: DefaultSessionIdleTTL).
+	SessionIdleTTL time.Duration
+	// MaxSessionsPerCredential and MaxSessions bound the live sessions
+	// per bearer token and in total (0: the defaults).
+	MaxSessionsPerCredential int
+	MaxSessions              int
+	// MaxStreamsPerCredential bounds the open GET streams per bearer
+	// token, and StreamIdleTimeout closes a stream that has carried
+	// nothing for that long (0: the defaults).
+	MaxStreamsPerCredential int
+	StreamIdleTimeout       time.Duration
+}
+
+// The defaults of the session and stream bounds.
+const (
+	DefaultSessionIdleTTL           = 30 * time.Minute
+	DefaultMaxSessionsPerCredential = 64
+	DefaultMaxSessions              = 256
+	DefaultMaxStreamsPerCredential  = 16
+	DefaultStreamIdleTimeout        = 5 * time.Minute
+)
+
+// orDefault returns v, or def when v is not positive.
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // NewHTTPHandler returns an echo instance serving MCP at /mcp plus /healthz
 // and /readyz. Every other request is checked, in order, for Origin, bearer
 // token and body size before any route is looked up.
 func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, error) {
+	e, _, err := newHTTPHandler(s, cfg, log)
+	return e, err
+}
+
+// newHTTPHandler is NewHTTPHandler, also returning the session guard.
+func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *guard, error) {
 	if cfg.Token == nil {
-		return nil, errors.New("mcp http: a token file is required")
+		return nil, nil, errors.New("mcp http: a token file is required")
 	}
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -63,11 +98,19 @@ func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 			return next(c)
 		}
 	}, httpfront.Authenticate(cfg.Token, healthPaths...), httpfront.LimitBody(cfg.MaxBodyBytes))
-	streamable := server.NewStreamableHTTPServer(s,
-		server.WithStateful(true),
-		server.WithStreamableHTTPLogger(log),
-	)
-	e.Any(Path, echo.WrapHandler(streamable))
+	reg := newSessions(orDefault(cfg.SessionIdleTTL, DefaultSessionIdleTTL),
+		orDefault(cfg.MaxSessionsPerCredential, DefaultMaxSessionsPerCredential), orDefault(cfg.MaxSessions, DefaultMaxSessions))
+	g := &guard{
+		next: server.NewStreamableHTTPServer(s,
+			server.WithSessionIdManagerResolver(reg),
+			server.WithStreamableHTTPLogger(log),
+		),
+		sessions:   reg,
+		maxStreams: orDefault(cfg.MaxStreamsPerCredential, DefaultMaxStreamsPerCredential),
+		streamIdle: orDefault(cfg.StreamIdleTimeout, DefaultStreamIdleTimeout),
+	}
+	reg.expire = g.reclaim
+	e.Any(Path, echo.WrapHandler(g))
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -81,7 +124,7 @@ func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})
 	})
-	return e, nil
+	return e, g, nil
 }
 
 // originAllowed accepts loopback origins and the configured list.

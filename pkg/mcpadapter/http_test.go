@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
@@ -48,6 +49,22 @@ func testExecutor(t testing.TB) *executor.Executor {
 
 func newTestHTTP(t *testing.T) (*httptest.Server, string) {
 	t.Helper()
+	h := newGuardedHTTP(t, testExecutor(t), HTTPConfig{AllowedOrigins: []string{"https://app.example.com"}, MaxBodyBytes: 4096})
+	return h.srv, h.tokenPath
+}
+
+// testHTTP is an MCP HTTP endpoint under test.
+type testHTTP struct {
+	srv       *httptest.Server
+	tokenPath string
+	guard     *guard
+	mcp       *server.MCPServer
+}
+
+// newGuardedHTTP serves ex over MCP HTTP with cfg and a fresh token file
+// holding testToken.
+func newGuardedHTTP(t *testing.T, ex *executor.Executor, cfg HTTPConfig) testHTTP {
+	t.Helper()
 	tokenPath := filepath.Join(t.TempDir(), "mcp-token")
 	if err := os.WriteFile(tokenPath, []byte(testToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -56,15 +73,18 @@ func newTestHTTP(t *testing.T) (*httptest.Server, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := NewHTTPHandler(NewServer(testExecutor(t), registry.MCPHTTP, "test"), HTTPConfig{
-		Token: tf, AllowedOrigins: []string{"https://app.example.com"}, MaxBodyBytes: 4096,
-	}, nil)
+	cfg.Token = tf
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	s := NewServer(ex, registry.MCPHTTP, "test")
+	e, g, err := newHTTPHandler(s, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return srv, tokenPath
+	return testHTTP{srv: srv, tokenPath: tokenPath, guard: g, mcp: s}
 }
 
 func post(t *testing.T, url, body string, headers map[string]string) (*http.Response, string) {

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -36,9 +37,10 @@ func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	r := bufio.NewReaderSize(in, 64<<10)
 	var wg sync.WaitGroup
 	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
+	calls := newInflight()
 	var fast *fastPath
 	if rn := runnerFor(s); rn != nil && withFastPath {
-		fast = &fastPath{r: rn, s: s, out: w, inflight: map[string]*inflightCall{}}
+		fast = &fastPath{r: rn, s: s, out: w, calls: calls}
 	}
 	for {
 		line, tooLong, rerr := readLine(r, maxLine)
@@ -46,25 +48,25 @@ func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 			w.message(errorResponse(-32600, "message exceeds the size limit"))
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			msg := json.RawMessage(line)
-			if isInitialize(msg) {
+			if isBatch(msg) {
+				w.message(errorResponse(mcp.INVALID_REQUEST, batchError))
+			} else if isInitialize(msg) {
 				// The handshake is answered before any later line is read,
 				// so no response can overtake it.
 				if resp := s.HandleMessage(ctx, msg); resp != nil {
 					w.message(resp)
 				}
 			} else {
+				// A cancellation is applied in reading order; mcp-go still
+				// receives it, for its hooks.
+				calls.cancelFrom(msg)
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if fast != nil {
-						if fast.serve(ctx, msg) {
-							return
-						}
-						fast.cancelled(msg)
+					if fast != nil && fast.serve(ctx, msg) {
+						return
 					}
-					if resp := s.HandleMessage(ctx, msg); resp != nil {
-						w.message(resp)
-					}
+					handleMessage(ctx, s, msg, calls, w)
 				}()
 			}
 		}
@@ -75,6 +77,25 @@ func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 			}
 			return rerr
 		}
+	}
+}
+
+// handleMessage passes msg to mcp-go and writes its response, unless msg
+// is a request that a notifications/cancelled cancelled meanwhile.
+func handleMessage(ctx context.Context, s *server.MCPServer, msg json.RawMessage, calls *inflight, w *stdioOut) {
+	if id, ok := requestID(msg); ok {
+		var c *request
+		var done func()
+		ctx, c, done = calls.start(ctx, id)
+		defer done()
+		resp := s.HandleMessage(ctx, msg)
+		if resp != nil && !c.cancelled.Load() {
+			w.message(resp)
+		}
+		return
+	}
+	if resp := s.HandleMessage(ctx, msg); resp != nil {
+		w.message(resp)
 	}
 }
 

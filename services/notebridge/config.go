@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/mcpadapter"
 )
 
 // config holds every setting. Each flag --x-y also reads NOTEBRIDGE_X_Y;
@@ -46,6 +47,12 @@ type config struct {
 	ReadHeaderTimeout time.Duration
 	ReadTimeout       time.Duration
 	IdleTimeout       time.Duration
+
+	MCPSessionTTL               time.Duration
+	MCPMaxSessionsPerCredential int
+	MCPMaxSessions              int
+	MCPMaxStreamsPerCredential  int
+	MCPStreamIdleTimeout        time.Duration
 }
 
 func defaultStateDir() string {
@@ -89,6 +96,11 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 		fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", httpfront.DefaultTimeouts.ReadHeader, "time a client may take to send request headers")
 		fs.DurationVar(&c.ReadTimeout, "read-timeout", httpfront.DefaultTimeouts.Read, "time a client may take to send a whole request")
 		fs.DurationVar(&c.IdleTimeout, "idle-timeout", httpfront.DefaultTimeouts.Idle, "time an idle kept-alive connection stays open")
+		fs.DurationVar(&c.MCPSessionTTL, "mcp-session-ttl", mcpadapter.DefaultSessionIdleTTL, "an MCP HTTP session without a request for this long ends")
+		fs.IntVar(&c.MCPMaxSessionsPerCredential, "mcp-max-sessions-per-credential", mcpadapter.DefaultMaxSessionsPerCredential, "live MCP HTTP sessions allowed per bearer token")
+		fs.IntVar(&c.MCPMaxSessions, "mcp-max-sessions", mcpadapter.DefaultMaxSessions, "live MCP HTTP sessions allowed in total")
+		fs.IntVar(&c.MCPMaxStreamsPerCredential, "mcp-max-streams-per-credential", mcpadapter.DefaultMaxStreamsPerCredential, "open GET /mcp streams allowed per bearer token")
+		fs.DurationVar(&c.MCPStreamIdleTimeout, "mcp-stream-idle-timeout", mcpadapter.DefaultStreamIdleTimeout, "a GET /mcp stream that carries nothing for this long is closed")
 	}
 }
 

@@ -72,6 +72,12 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		AllowedOrigins: strings.Split(c.AllowedOrigins, ","),
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
+
+		SessionIdleTTL:           c.MCPSessionTTL,
+		MaxSessionsPerCredential: c.MCPMaxSessionsPerCredential,
+		MaxSessions:              c.MCPMaxSessions,
+		MaxStreamsPerCredential:  c.MCPMaxStreamsPerCredential,
+		StreamIdleTimeout:        c.MCPStreamIdleTimeout,
 	}, a.log)
 	if err != nil {
 		return listener{}, err
