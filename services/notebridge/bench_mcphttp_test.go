@@ -1,45 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
-
-// startMCPServe runs `notebridge mcp serve` with args and returns its MCP
-// address, process id and bearer token.
-func startMCPServe(b *testing.B, args ...string) (addr string, pid int, token string) {
-	b.Helper()
-	token = "bench-mcp-token-0123456789abcdef"
-	base := []string{"mcp", "serve", "--listen", "127.0.0.1:0", "--state-dir", b.TempDir(),
-		"--mcp-token-file", tokenFileB(b, token), "--joplin-url", "http://127.0.0.1:1"}
-	cmd := exec.Command(binPath, append(base, args...)...)
-	pipe, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	re := regexp.MustCompile(`msg="serving MCP Streamable HTTP" addr=(\S+)`)
-	sc := bufio.NewScanner(pipe)
-	for sc.Scan() {
-		if m := re.FindStringSubmatch(sc.Text()); m != nil {
-			go io.Copy(io.Discard, pipe)
-			return m[1], cmd.Process.Pid, token
-		}
-	}
-	b.Fatal("mcp serve did not start")
-	return "", 0, ""
-}
 
 // openFDs counts the open file descriptors of process pid.
 func openFDs(pid int) int {
@@ -96,7 +68,7 @@ func BenchmarkMCPSessionChurn(b *testing.B) {
 
 func sessionChurn(b *testing.B, wantAll bool, args ...string) {
 	const calls, workers = 20000, 4
-	addr, pid, token := startMCPServe(b, args...)
+	addr, pid, token := startMCPServe(b, append([]string{"--joplin-url", "http://127.0.0.1:1"}, args...)...)
 	url := "http://" + addr + "/mcp"
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	time.Sleep(time.Second)
@@ -157,7 +129,7 @@ func sessionChurn(b *testing.B, wantAll bool, args ...string) {
 // holding them, and after.
 func BenchmarkMCPIdleStreams(b *testing.B) {
 	const streams, sessions = 500, 50
-	addr, pid, token := startMCPServe(b, "--mcp-stream-idle-timeout", "2s", "--mcp-max-streams-per-credential", "1000")
+	addr, pid, token := startMCPServe(b, "--joplin-url", "http://127.0.0.1:1", "--mcp-stream-idle-timeout", "2s", "--mcp-max-streams-per-credential", "1000")
 	url := "http://" + addr + "/mcp"
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: streams}}
 	ids := make([]string, sessions)

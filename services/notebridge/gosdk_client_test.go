@@ -47,7 +47,7 @@ func TestGoSDKClientReadsToolErrors(t *testing.T) {
 		checkToolErrors(t, &mcp.CommandTransport{Command: cmd})
 	})
 	t.Run("streamable http", func(t *testing.T) {
-		addr, token := startMCPServe(t, joplinArgs...)
+		addr, _, token := startMCPServe(t, joplinArgs...)
 		checkToolErrors(t, &mcp.StreamableClientTransport{
 			Endpoint:   "http://" + addr + "/mcp",
 			HTTPClient: &http.Client{Transport: bearer{token: token}},
@@ -64,9 +64,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // startMCPServe runs `notebridge mcp serve` on a free loopback port and
-// returns its address and generated bearer token, once it has logged that
-// it listens.
-func startMCPServe(t *testing.T, args ...string) (addr, token string) {
+// returns its address, process id and generated bearer token, once it has
+// logged that it listens.
+func startMCPServe(t testing.TB, args ...string) (addr string, pid int, token string) {
 	t.Helper()
 	state := t.TempDir()
 	cmd := exec.Command(binPath, append([]string{"mcp", "serve", "--listen", "127.0.0.1:0", "--state-dir", state}, args...)...)
@@ -97,7 +97,7 @@ func startMCPServe(t *testing.T, args ...string) (addr, token string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return addr, strings.TrimSpace(string(b))
+	return addr, cmd.Process.Pid, strings.TrimSpace(string(b))
 }
 
 // toolErr is the error object an agent reads from an isError result.
