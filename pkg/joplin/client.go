@@ -306,7 +306,7 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, sent bool, e
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return body, true, nil
 	}
-	return nil, true, statusError(resp.StatusCode, body)
+	return nil, true, statusError(resp.StatusCode, body, r.isWrite())
 }
 
 // readBody reads a response body of at most max bytes. A body whose

@@ -243,7 +243,12 @@ func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebo
 	req := map[string]any{"id": id, "title": title, "parent_id": in.ParentID}
 	var created notebookRow
 	if err := o.c.Write(ctx, "POST", "/folders", nil, req, &created); err != nil {
-		return Notebook{}, withObjectID(err, id)
+		load := func(ctx context.Context) (notebookRow, error) { return o.loadNotebook(ctx, id, "notebook") }
+		if created, err = confirmCreate(ctx, err, id, load, func(r notebookRow) bool {
+			return r.Title == title && r.ParentID == in.ParentID && r.DeletedTime == 0
+		}); err != nil {
+			return Notebook{}, err
+		}
 	}
 	return created.toNotebook(nil), nil
 }

@@ -158,7 +158,13 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 	}
 	var created apiNote
 	if err := o.c.Write(ctx, "POST", "/notes", nil, req, &created); err != nil {
-		return Note{}, withObjectID(err, id)
+		load := func(ctx context.Context) (apiNote, error) { return o.loadNote(ctx, id, noteFields) }
+		if created, err = confirmCreate(ctx, err, id, load, func(n apiNote) bool {
+			return n.ParentID == in.NotebookID && n.Title == in.Title && n.Body == in.Body && n.DeletedTime == 0 &&
+				n.IsTodo == boolInt(in.IsTodo) && (!in.IsTodo || n.TodoDue == in.TodoDue)
+		}); err != nil {
+			return Note{}, err
+		}
 	}
 	return created.toNote(true), nil
 }
