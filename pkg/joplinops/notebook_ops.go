@@ -224,8 +224,11 @@ func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebo
 	if err != nil {
 		return Notebook{}, err
 	}
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return Notebook{}, err
+	}
+	defer unlock()
 
 	all, err := o.allFolders(ctx)
 	if err != nil {
@@ -275,8 +278,11 @@ func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebo
 	if in.Title == nil && in.ParentID == nil {
 		return Notebook{}, domainerr.New(domainerr.InvalidArgument, "give title, parent_id or both")
 	}
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return Notebook{}, err
+	}
+	defer unlock()
 
 	cur, err := o.loadNotebook(ctx, in.ID, "notebook")
 	if err != nil {

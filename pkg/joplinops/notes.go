@@ -129,8 +129,11 @@ func (o *Ops) createNote() registry.Operation {
 }
 
 func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return Note{}, err
+	}
+	defer unlock()
 
 	if err := o.liveNotebook(ctx, in.NotebookID); err != nil {
 		return Note{}, err

@@ -199,8 +199,11 @@ func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (create
 	}
 	title, sum := cmp.Or(in.Title, in.Filename), sha256.Sum256(data)
 
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return createResourceOut{}, err
+	}
+	defer unlock()
 	if in.NoteID != "" {
 		if err := o.liveNote(ctx, in.NoteID); err != nil {
 			return createResourceOut{}, err
@@ -368,8 +371,11 @@ func (o *Ops) doUpdateResource(ctx context.Context, in updateResourceIn) (update
 			return updateResourceOut{}, err
 		}
 	}
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return updateResourceOut{}, err
+	}
+	defer unlock()
 	cur, err := o.loadResource(ctx, in.ID)
 	if err != nil {
 		return updateResourceOut{}, err

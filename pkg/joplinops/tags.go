@@ -127,8 +127,11 @@ func (o *Ops) createTag() registry.Operation {
 			if err := checkTagTitle(in.Title); err != nil {
 				return Tag{}, err
 			}
-			o.createMu.Lock()
-			defer o.createMu.Unlock()
+			unlock, err := o.lockCreates(ctx)
+			if err != nil {
+				return Tag{}, err
+			}
+			defer unlock()
 			tags, err := o.allTags(ctx)
 			if err != nil {
 				return Tag{}, err
@@ -166,8 +169,11 @@ func (o *Ops) updateTag() registry.Operation {
 			if err := checkTagTitle(in.Title); err != nil {
 				return Tag{}, err
 			}
-			o.createMu.Lock()
-			defer o.createMu.Unlock()
+			unlock, err := o.lockCreates(ctx)
+			if err != nil {
+				return Tag{}, err
+			}
+			defer unlock()
 			if _, err := o.loadTag(ctx, in.ID); err != nil {
 				return Tag{}, err
 			}

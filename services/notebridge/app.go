@@ -73,7 +73,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
 	reg, err := catalog.Build(catalog.Config{
-		Joplin: jc, JoplinLimits: limits, Enabled: toolsets,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, Enabled: toolsets,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {

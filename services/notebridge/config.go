@@ -69,7 +69,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.StringVar(&c.JoplinTokenFile, "joplin-token-file", "", "file holding the Joplin API token")
 	fs.DurationVar(&c.JoplinWait, "joplin-wait", joplin.DefaultAvailabilityWait, "how long one call waits for an unreachable Joplin")
 	fs.DurationVar(&c.JoplinTimeout, "joplin-timeout", joplin.DefaultRequestTimeout, "timeout of one request to Joplin")
-	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens and the operator journal")
+	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens, the operator journal and lock files")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
