@@ -121,8 +121,9 @@ func TestCreateAnsweredWithServerErrorIsCheckedByID(t *testing.T) {
 	}
 }
 
-// TestUpdateAnsweredWithServerErrorIsUncertain: an update has no id of its
-// own to check, so a 500 answer is WRITE_OUTCOME_UNKNOWN and journaled.
+// TestUpdateAnsweredWithServerErrorIsUncertain: an update has no fresh id
+// whose presence would settle it, so a 500 answer is WRITE_OUTCOME_UNKNOWN
+// naming the object, and journaled.
 func TestUpdateAnsweredWithServerErrorIsUncertain(t *testing.T) {
 	var armed atomic.Bool
 	wrap := func(next http.Handler) http.Handler {
@@ -135,10 +136,10 @@ func TestUpdateAnsweredWithServerErrorIsUncertain(t *testing.T) {
 	nb := scenarios.Folder(t, scenarios.Env{Joplin: b.jc}, "Inbox", "")
 	armed.Store(true)
 	_, derr := b.call("update_notebook", map[string]any{"id": nb, "title": "Renamed"})
-	if derr == nil || derr.Code != domainerr.WriteOutcomeUnknown || derr.Retryable {
-		t.Fatalf("want WRITE_OUTCOME_UNKNOWN, got %v", derr)
+	if derr == nil || derr.Code != domainerr.WriteOutcomeUnknown || derr.Retryable || derr.Details["id"] != nb {
+		t.Fatalf("want WRITE_OUTCOME_UNKNOWN naming the notebook, got %v", derr)
 	}
-	if e := sink.entries(); len(e) != 1 || e[0].Operation != "update_notebook" {
+	if e := sink.entries(); len(e) != 1 || e[0].Operation != "update_notebook" || e[0].Err.Details["id"] != nb {
 		t.Fatalf("journal entries: %+v", e)
 	}
 }

@@ -313,7 +313,7 @@ func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebo
 	}
 	var updated notebookRow
 	if err := o.c.Write(ctx, "PUT", "/folders/"+in.ID, nil, req, &updated); err != nil {
-		return Notebook{}, err
+		return Notebook{}, withObjectID(err, in.ID)
 	}
 	return updated.toNotebook(all), nil
 }
@@ -484,7 +484,7 @@ const maxReportedIDs = 200
 // failure's code that says what was restored.
 func partialRestore(err error, failedID string, done restoreNotebookOut, doneIDs []string) error {
 	if done.RestoredNotebooks+done.RestoredNotes == 0 {
-		return err
+		return withObjectID(err, failedID)
 	}
 	de, ok := domainerr.As(err)
 	if !ok {

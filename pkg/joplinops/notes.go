@@ -172,11 +172,12 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 	return created.toNote(true), nil
 }
 
-// withObjectID attaches the id a create chose to an uncertain-outcome error,
-// so an operator can check whether the object exists.
+// withObjectID attaches the id of the object a write was about (the one a
+// create chose, or the one it changed) to an uncertain-outcome error, so an
+// operator can check it; the operator journal records the id.
 func withObjectID(err error, id string) error {
 	if de, ok := domainerr.As(err); ok && de.Code == domainerr.WriteOutcomeUnknown {
-		return domainerr.New(de.Code, "%s; check whether object %s exists before retrying", de.Message, id).
+		return domainerr.New(de.Code, "%s; check object %s in Joplin before retrying", de.Message, id).
 			WithDetails(map[string]any{"id": id})
 	}
 	return err

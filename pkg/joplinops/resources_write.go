@@ -434,7 +434,7 @@ func (o *Ops) writeResourceUpdate(ctx context.Context, in updateResourceIn, cur 
 		var up Resource
 		name := uploadName(mimeType, cmp.Or(deref(in.Filename), cur.Filename))
 		if err := o.c.WriteMultipartFile(ctx, "PUT", "/resources/"+in.ID, props, name, data, &up); err != nil {
-			return updateResourceOut{}, missing(err, "resource", in.ID)
+			return updateResourceOut{}, withObjectID(missing(err, "resource", in.ID), in.ID)
 		}
 		if up.Mime != mimeType {
 			meta["mime"] = mimeType
@@ -452,7 +452,7 @@ func (o *Ops) writeResourceUpdate(ctx context.Context, in updateResourceIn, cur 
 	if len(meta) > 0 {
 		if err := o.c.Write(ctx, "PUT", "/resources/"+in.ID, nil, meta, nil); err != nil {
 			if data == nil {
-				return updateResourceOut{}, missing(err, "resource", in.ID)
+				return updateResourceOut{}, withObjectID(missing(err, "resource", in.ID), in.ID)
 			}
 			de := domainOf(err)
 			return updateResourceOut{}, domainerr.New(de.Code, "the content of resource %s was replaced, but updating its "+

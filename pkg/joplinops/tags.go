@@ -186,7 +186,7 @@ func (o *Ops) updateTag() registry.Operation {
 			}
 			var updated Tag
 			if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
-				return Tag{}, o.tagConflict(ctx, err, in.Title, in.ID)
+				return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, in.ID), in.ID)
 			}
 			return updated, nil
 		}))
@@ -215,7 +215,7 @@ func (o *Ops) deleteTag() registry.Operation {
 				return deleteTagOut{}, err
 			}
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
-				return deleteTagOut{}, missing(err, "tag", in.ID)
+				return deleteTagOut{}, withObjectID(missing(err, "tag", in.ID), in.ID)
 			}
 			return deleteTagOut{ID: in.ID, Deleted: true}, nil
 		}))
@@ -278,7 +278,7 @@ func (o *Ops) tagNote() registry.Operation {
 				return res, nil
 			}
 			if err := o.c.Write(ctx, "POST", "/tags/"+in.TagID+"/notes", nil, map[string]any{"id": in.NoteID}, nil); err != nil {
-				return tagNoteOut{}, missing(err, "tag", in.TagID)
+				return tagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
 			}
 			return res, nil
 		}))
@@ -308,7 +308,7 @@ func (o *Ops) untagNote() registry.Operation {
 				return res, nil
 			}
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
-				return untagNoteOut{}, missing(err, "tag", in.TagID)
+				return untagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
 			}
 			return res, nil
 		}))
