@@ -94,11 +94,10 @@ func notesTitled(t *testing.T, jc *joplin.Client, notebook, title string) int {
 // overlapGate holds the first create that reaches Joplin until either a
 // second create arrives (two preflights ran unserialised: the duplicate is
 // then certain) or a process is seen waiting for the cross-process lock
-// (the serialisation works). It never sleeps its way to an outcome.
+// file (the serialisation works). It never sleeps its way to an outcome.
 type overlapGate struct {
-	next     http.Handler
-	lockPath string
 	t        *testing.T
+	lockPath string
 
 	mu       sync.Mutex
 	seen     int
@@ -106,29 +105,46 @@ type overlapGate struct {
 	overlaps bool
 }
 
-func (g *overlapGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func newOverlapGate(t *testing.T, lockPath string) *overlapGate {
+	return &overlapGate{t: t, lockPath: lockPath, release: make(chan struct{})}
+}
+
+// reset readies the gate for another trial.
+func (g *overlapGate) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.seen, g.release, g.overlaps = 0, make(chan struct{}), false
+}
+
+// overlapped reports whether a second create arrived while the first was held.
+func (g *overlapGate) overlapped() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.overlaps
+}
+
+// hold sees each request before Joplin does, and holds the first create.
+func (g *overlapGate) hold(r *http.Request) {
 	if r.Method != http.MethodPost || r.URL.Path != "/notes" {
-		g.next.ServeHTTP(w, r)
 		return
 	}
 	g.mu.Lock()
 	g.seen++
-	first := g.seen == 1
-	if !first && !g.isReleased() {
+	first, release := g.seen == 1, g.release
+	if !first && !isClosed(release) {
 		g.overlaps = true
-		close(g.release)
+		close(release)
 	}
 	g.mu.Unlock()
 	if first {
-		go g.releaseWhenLockWaited()
-		<-g.release
+		go g.releaseWhenLockWaited(release)
+		<-release
 	}
-	g.next.ServeHTTP(w, r)
 }
 
-func (g *overlapGate) isReleased() bool {
+func isClosed(c chan struct{}) bool {
 	select {
-	case <-g.release:
+	case <-c:
 		return true
 	default:
 		return false
@@ -137,16 +153,16 @@ func (g *overlapGate) isReleased() bool {
 
 // releaseWhenLockWaited releases the held create once a process waits for
 // the lock file (observed in /proc/locks).
-func (g *overlapGate) releaseWhenLockWaited() {
+func (g *overlapGate) releaseWhenLockWaited(release chan struct{}) {
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Millisecond) {
 		waiting, _ := filelocktest.Waiting(g.lockPath)
 		g.mu.Lock()
-		done := g.isReleased()
+		done := isClosed(release)
 		if !done && (waiting || time.Now().After(deadline)) {
 			if !waiting {
 				g.t.Errorf("neither a second create nor a lock waiter within a minute")
 			}
-			close(g.release)
+			close(release)
 			done = true
 		}
 		g.mu.Unlock()
@@ -168,8 +184,11 @@ func TestCreatesAreSerialisedAcrossProcesses(t *testing.T) {
 	}
 	const token = "crossprocess-token-0123456789"
 	fake := joplinfake.New(token)
-	gate := &overlapGate{next: fake, t: t}
-	srv := httptest.NewServer(gate)
+	var gate *overlapGate
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gate.hold(r)
+		fake.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	if err := os.WriteFile(tokenFile, []byte(token), 0o600); err != nil {
@@ -180,20 +199,25 @@ func TestCreatesAreSerialisedAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	gate.lockPath = joplinops.LockFile(state, jc.Endpoint())
+	gate = newOverlapGate(t, joplinops.LockFile(state, jc.Endpoint()))
+	raceTrials(t, jc, srv.URL, tokenFile, state, gate)
+}
+
+// raceTrials runs 3 trials of raceCreates, each in a fresh notebook behind
+// a reset gate, and requires exactly one note and 19 NOTE_ALREADY_EXISTS
+// answers in each.
+func raceTrials(t *testing.T, jc *joplin.Client, joplinURL, tokenFile, state string, gate *overlapGate) {
 	for trial := 1; trial <= 3; trial++ {
 		t.Run(fmt.Sprint("trial ", trial), func(t *testing.T) {
-			gate.mu.Lock()
-			gate.seen, gate.release, gate.overlaps = 0, make(chan struct{}), false
-			gate.mu.Unlock()
+			gate.reset()
 			var nb struct {
 				ID string `json:"id"`
 			}
 			if err := jc.Write(context.Background(), "POST", "/folders", nil, map[string]any{"title": fmt.Sprint("Race ", trial)}, &nb); err != nil {
 				t.Fatal(err)
 			}
-			created, exists := raceCreates(t, srv.URL, tokenFile, state, nb.ID, "Same title")
-			if gate.overlaps {
+			created, exists := raceCreates(t, joplinURL, tokenFile, state, nb.ID, "Same title")
+			if gate.overlapped() {
 				t.Errorf("a second create reached Joplin while the first was in flight")
 			}
 			if n := notesTitled(t, jc, nb.ID, "Same title"); n != 1 || created != 1 || exists != processes*callsPerClient-1 {
