@@ -3,8 +3,10 @@ module github.com/notebridge/notebridge
 go 1.26.0
 
 require (
+	github.com/google/jsonschema-go v0.4.3
 	github.com/labstack/echo/v4 v4.16.4
 	github.com/mark3labs/mcp-go v1.2.1
+	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/qri-io/jsonschema v0.2.1
 	github.com/testcontainers/testcontainers-go v0.45.0
 	github.com/ulule/limiter/v3 v3.11.2
@@ -32,7 +34,6 @@ require (
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-ole/go-ole v1.3.0 // indirect
-	github.com/google/jsonschema-go v0.4.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/klauspost/compress v1.18.7 // indirect
 	github.com/labstack/gommon v0.5.0 // indirect
@@ -55,6 +56,8 @@ require (
 	github.com/power-devops/perfstat v0.0.0-20240221224432-82ca36839d55 // indirect
 	github.com/qri-io/jsonpointer v0.1.1 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.2 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/shirou/gopsutil/v4 v4.26.6 // indirect
 	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/spf13/cast v1.7.1 // indirect
@@ -72,4 +75,7 @@ require (
 	go.opentelemetry.io/otel/trace v1.44.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )

@@ -3,6 +3,7 @@ package actions
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -51,6 +54,12 @@ func toyRegistry(t *testing.T, release chan struct{}) *registry.Registry {
 				<-release
 				return map[string]string{"id": "x"}, nil
 			}},
+		registry.Operation{Name: "conflict_pad", Title: "Conflict", Description: "Conflict.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectCreate, Exposure: all,
+			Handler: registry.Typed(func(_ context.Context, in struct {
+				Size int `json:"size"`
+			}) (any, error) {
+				return nil, duplicates(in.Size)
+			})},
 		registry.Operation{Name: "stdio_only", Title: "Hidden", Description: "Hidden.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio}, Handler: h},
 	)
 	if err != nil {
@@ -227,5 +236,49 @@ func TestBodyAndResponseBounds(t *testing.T) {
 	var o Omitted
 	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &o) != nil || !o.Omitted || o.ID != "0123456789abcdef0123456789abcdef" {
 		t.Errorf("oversized write result must be an explicit success: %d %.200s", resp.StatusCode, body)
+	}
+}
+
+// duplicates is a create's *_ALREADY_EXISTS error with n matches.
+func duplicates(n int) *domainerr.Error {
+	matches := make([]map[string]any, n)
+	for i := range matches {
+		matches[i] = map[string]any{"id": fmt.Sprintf("%032x", i), "trashed": false}
+	}
+	return domainerr.New(domainerr.NoteAlreadyExists, "a note with the same identity already exists; update it with update_note").
+		WithDetails(map[string]any{"matches": matches, "update_tool": "update_note"})
+}
+
+func TestErrorBodiesAreBounded(t *testing.T) {
+	srv, _ := newActions(t, Config{}, nil)
+	resp, body := call(t, srv.URL+"/v1/conflict_pad", `{"size":3000}`, bearer...)
+	var e struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Details struct {
+				Matches    []any          `json:"matches"`
+				UpdateTool string         `json:"update_tool"`
+				Truncated  bool           `json:"truncated"`
+				Omitted    map[string]int `json:"omitted"`
+			} `json:"details"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &e); err != nil {
+		t.Fatalf("error body is not valid JSON: %v", err)
+	}
+	if n := utf8.RuneCountInString(body); resp.StatusCode != 409 || n > MaxResponseChars {
+		t.Fatalf("3,000 matches: status %d, %d characters (limit %d)", resp.StatusCode, n, MaxResponseChars)
+	}
+	d := e.Error.Details
+	if e.Error.Code != "NOTE_ALREADY_EXISTS" || !strings.Contains(e.Error.Message, "update_note") || d.UpdateTool != "update_note" {
+		t.Fatalf("code or message lost: %+v", e.Error)
+	}
+	if !d.Truncated || len(d.Matches) == 0 || d.Omitted["matches"] != 3000-len(d.Matches) {
+		t.Fatalf("truncation not stated: truncated=%v kept=%d omitted=%v", d.Truncated, len(d.Matches), d.Omitted)
+	}
+	// A small error is returned whole, without markers.
+	if _, body := call(t, srv.URL+"/v1/conflict_pad", `{"size":2}`, bearer...); strings.Contains(body, "truncated") || strings.Count(body, `"id"`) != 2 {
+		t.Fatalf("small error changed: %s", body)
 	}
 }

@@ -37,6 +37,11 @@ const DocumentPath = "/openapi.json"
 // MaxResponseChars is GPT Actions' limit on a response body.
 const MaxResponseChars = 100_000
 
+// maxErrorBytes bounds the encoded domain error inside the {"error": ...}
+// body (whose wrapper and trailing newline take the rest), so an error body
+// stays within MaxResponseChars: bytes never undercount characters.
+const maxErrorBytes = MaxResponseChars - len(`{"error":}`+"\n")
+
 // Config configures the Actions surface.
 type Config struct {
 	// Token authenticates callers; required.
@@ -124,7 +129,7 @@ func handler(ex *executor.Executor, op registry.Operation, slots chan struct{}) 
 			if derr.Retryable {
 				c.Response().Header().Set("Retry-After", "1")
 			}
-			return httpfront.WriteError(c, Status(derr.Code), derr)
+			return httpfront.WriteError(c, Status(derr.Code), derr.Bound(maxErrorBytes))
 		}
 		if utf8.RuneCount(out) > MaxResponseChars {
 			if op.Effect == registry.EffectRead {

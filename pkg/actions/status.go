@@ -14,7 +14,7 @@ func Status(code domainerr.Code) int {
 		return http.StatusBadRequest
 	case domainerr.Unauthenticated:
 		return http.StatusUnauthorized
-	case domainerr.OriginNotAllowed:
+	case domainerr.OriginNotAllowed, domainerr.ReadOnly:
 		return http.StatusForbidden
 	case domainerr.NotFound, domainerr.UnknownOperation, domainerr.NotExposed:
 		return http.StatusNotFound
@@ -26,7 +26,7 @@ func Status(code domainerr.Code) int {
 		return http.StatusUnprocessableEntity
 	case domainerr.RateLimited:
 		return http.StatusTooManyRequests
-	case domainerr.Busy, domainerr.JoplinUnavailable, domainerr.Cancelled:
+	case domainerr.Busy, domainerr.JoplinUnavailable, domainerr.Cancelled, domainerr.CredentialConflict:
 		return http.StatusServiceUnavailable
 	case domainerr.JoplinAuthFailed, domainerr.JoplinError, domainerr.WriteOutcomeUnknown:
 		return http.StatusBadGateway

@@ -28,6 +28,9 @@ type Config struct {
 	OKF           okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
+	// ReadOnly selects the read-only profile: only operations whose effect
+	// is read are exposed, and the executor refuses the others.
+	ReadOnly bool
 }
 
 // ParseToolsets parses a comma-separated toolset list.
@@ -68,7 +71,11 @@ func Build(cfg Config) (*registry.Registry, error) {
 	if contains(enabled, okfops.Toolset) {
 		ops = append(ops, okfops.Operations(cfg.OKF)...)
 	}
-	return registry.New(ops...)
+	reg, err := registry.New(ops...)
+	if err != nil || !cfg.ReadOnly {
+		return reg, err
+	}
+	return reg.ReadOnly(), nil
 }
 
 func contains(list []string, s string) bool {

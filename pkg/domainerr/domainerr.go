@@ -17,6 +17,7 @@ const (
 	InvalidArgument       Code = "INVALID_ARGUMENT"
 	UnknownOperation      Code = "UNKNOWN_OPERATION"
 	NotExposed            Code = "NOT_EXPOSED"
+	ReadOnly              Code = "READ_ONLY"
 	RequestTooLarge       Code = "REQUEST_TOO_LARGE"
 	NestingTooDeep        Code = "NESTING_TOO_DEEP"
 	Busy                  Code = "BUSY"
@@ -34,6 +35,7 @@ const (
 	RateLimited           Code = "RATE_LIMITED"
 	ResponseTooLarge      Code = "RESPONSE_TOO_LARGE"
 	Unauthenticated       Code = "UNAUTHENTICATED"
+	CredentialConflict    Code = "CREDENTIAL_CONFLICT"
 	OriginNotAllowed      Code = "ORIGIN_NOT_ALLOWED"
 	ResourceLimit         Code = "RESOURCE_LIMIT"
 	PathRejected          Code = "PATH_REJECTED"
@@ -47,10 +49,10 @@ const (
 
 // AllCodes lists every code, in documentation order.
 var AllCodes = []Code{
-	InvalidArgument, UnknownOperation, NotExposed, RequestTooLarge, NestingTooDeep,
+	InvalidArgument, UnknownOperation, NotExposed, ReadOnly, RequestTooLarge, NestingTooDeep,
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
-	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed,
+	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
 	PlanMismatch, ReceiptConflict, Internal,
 }
@@ -66,14 +68,26 @@ type Error struct {
 
 func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 
-// New returns a non-retryable error.
-func New(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+// retryableCodes is the one table of codes whose failure the same call may
+// overcome later, unchanged. Every producer on every surface takes its
+// retryable flag from here; docs/errors.md's Retryable column and the
+// constructor each producer calls are tested against it.
+var retryableCodes = map[Code]bool{
+	Busy: true, Cancelled: true, JoplinUnavailable: true, RateLimited: true, RevisionConflict: true,
 }
 
-// Retryable returns a retryable error.
+// Retryable reports whether errors with code c are retryable.
+func (c Code) Retryable() bool { return retryableCodes[c] }
+
+// New returns an error carrying the retryable flag of its code.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: code.Retryable()}
+}
+
+// Retryable is New for a code that is retryable; it states the expectation
+// at the call site, and a test checks every call against the table.
 func Retryable(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Retryable: true}
+	return New(code, format, args...)
 }
 
 // WithDetails returns e with the given details attached.

@@ -130,6 +130,9 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 	if !op.ExposedOn(t) {
 		return nil, domainerr.New(domainerr.NotExposed, "operation %s is not available on %s", name, t)
 	}
+	if !e.reg.Permits(op) {
+		return nil, domainerr.New(domainerr.ReadOnly, "operation %s changes data and this server runs read-only", name)
+	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}

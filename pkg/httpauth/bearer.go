@@ -1,7 +1,9 @@
 // Package httpauth authenticates HTTP callers with a bearer token read from
 // a file. The file is re-read on every request, so rotation takes effect
-// at once; every malformed header fails closed; and
-// tokens are compared in constant time through their SHA-256 digests.
+// at once; every malformed header fails closed;
+// tokens are compared in constant time through their SHA-256 digests; and a
+// token file that collides with another credential (same file or same
+// token) refuses every request until the collision is fixed.
 package httpauth
 
 import (
@@ -9,9 +11,11 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 )
 
 // ErrUnauthorized is returned for every rejected credential; callers answer
@@ -22,6 +26,11 @@ var ErrUnauthorized = errors.New("unauthorized")
 // check, so a rotated token takes effect on the very next request.
 type TokenFile struct {
 	path string
+	// name, peers and log are set by DistinctFrom.
+	name       string
+	peers      []Credential
+	log        *slog.Logger
+	conflicted atomic.Bool
 }
 
 // NewTokenFile checks that path is a regular file that group and others
@@ -49,6 +58,40 @@ func CheckPrivateFile(path string) error {
 	return nil
 }
 
+// DistinctFrom returns a token file for the same path that refuses every
+// check with ErrCredentialConflict while its file and one of peers are the
+// same file or hold the same token. The peers are re-read on every check,
+// like the file itself, so rotating any of them into a collision takes
+// effect on the next request, and so does the fix. name describes the file
+// in the log lines, which name files and never tokens; log may be nil.
+func (t *TokenFile) DistinctFrom(name string, log *slog.Logger, peers ...Credential) *TokenFile {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &TokenFile{path: t.path, name: name, peers: peers, log: log}
+}
+
+// checkPeers fails closed while the file collides with a peer, logging
+// once when a collision starts and once when it ends.
+func (t *TokenFile) checkPeers(own *[sha256.Size]byte) error {
+	for _, p := range t.peers {
+		if p.Path == "" {
+			continue
+		}
+		if why := collision(t.path, p.Path, own, fileDigest(p.Path)); why != "" {
+			if t.conflicted.CompareAndSwap(false, true) {
+				t.log.Error("credential conflict: refusing every request until it is fixed",
+					"file", t.name, "path", t.path, "other_file", p.Name, "other_path", p.Path, "reason", why)
+			}
+			return ErrCredentialConflict
+		}
+	}
+	if t.conflicted.CompareAndSwap(true, false) {
+		t.log.Info("credential conflict fixed: serving requests again", "file", t.name, "path", t.path)
+	}
+	return nil
+}
+
 // digest returns the SHA-256 of the token currently in the file.
 func (t *TokenFile) digest() ([sha256.Size]byte, error) {
 	if CheckPrivateFile(t.path) != nil {
@@ -66,13 +109,18 @@ func (t *TokenFile) digest() ([sha256.Size]byte, error) {
 	return sha256.Sum256([]byte(tok)), nil
 }
 
-// Check authenticates the request's Authorization headers.
+// Check authenticates the request's Authorization headers. It returns
+// ErrCredentialConflict, whatever the headers, while the file collides with
+// a peer (see DistinctFrom), and ErrUnauthorized for every other refusal.
 func (t *TokenFile) Check(h http.Header) error {
-	presented, err := ParseBearer(h)
+	want, err := t.digest()
 	if err != nil {
 		return err
 	}
-	want, err := t.digest()
+	if err := t.checkPeers(&want); err != nil {
+		return err
+	}
+	presented, err := ParseBearer(h)
 	if err != nil {
 		return err
 	}

@@ -35,7 +35,9 @@ func WriteError(c echo.Context, status int, e *domainerr.Error) error {
 
 // Authenticate rejects, before any route lookup, every request without a
 // valid bearer token from tf, unknown paths included: 401, never 404.
-// Paths listed in open skip authentication (health checks).
+// Paths listed in open skip authentication (health checks). While tf's
+// file collides with another credential, every other request gets 503
+// CREDENTIAL_CONFLICT, whatever its headers.
 func Authenticate(tf *httpauth.TokenFile, open ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -45,7 +47,12 @@ func Authenticate(tf *httpauth.TokenFile, open ...string) echo.MiddlewareFunc {
 					return next(c)
 				}
 			}
-			if err := tf.Check(c.Request().Header); err != nil {
+			err := tf.Check(c.Request().Header)
+			if errors.Is(err, httpauth.ErrCredentialConflict) {
+				return WriteError(c, http.StatusServiceUnavailable, domainerr.New(domainerr.CredentialConflict,
+					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
+			}
+			if err != nil {
 				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="notebridge"`)
 				return WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
 			}

@@ -36,22 +36,22 @@ const MaxPage = 100_000
 
 func (o *Ops) listNotes() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"notebook_id":     schema.ID("Only notes directly in this notebook."),
-		"tag_id":          schema.ID("Only notes with this tag."),
-		"resource_id":     schema.ID("Only notes whose body links to this resource."),
-		"include_trashed": schema.Bool("Also list notes in the trash (default false)."),
-		"include_body":    schema.Bool("Return bodies (default false)."),
-		"order_by":        schema.Enum("Sort key (default updated_time).", "updated_time", "created_time", "title"),
-		"order_dir":       schema.Enum("Sort direction (default desc).", "asc", "desc"),
-		"limit":           schema.Integer("Page size (default 50).", 1, 100),
-		"page":            schema.Integer("1-based page (default 1).", 1, MaxPage),
+		"notebook_id":     schema.ID("Direct children only."),
+		"tag_id":          schema.ID(""),
+		"resource_id":     schema.ID(""),
+		"include_trashed": schema.Bool(""),
+		"include_body":    schema.Bool(""),
+		"order_by":        schema.Enum("Default updated_time.", "updated_time", "created_time", "title"),
+		"order_dir":       schema.Enum("Default desc.", "asc", "desc"),
+		"limit":           schema.Integer("Default 50.", 1, 100),
+		"page":            schema.Integer("", 1, MaxPage),
 	})
 	out := schema.Object("", map[string]any{
 		"notes":    schema.Array("Notes on this page.", noteSchema(), 100),
 		"page":     schema.Integer("This page.", 1, MaxPage),
 		"has_more": schema.Bool("Whether a later page may hold more notes."),
 	}, "notes", "page", "has_more")
-	desc := "List notes, optionally only those in one notebook, with one tag, or linking to one resource (at most one filter). Paged; bodies omitted unless asked."
+	desc := "List notes, optionally in one notebook, with one tag or linking to one resource (one filter at most). Paged; bodies only when asked."
 	return op("list_notes", "List notes", desc, registry.EffectRead, in, out, registry.Func(o.doListNotes))
 }
 

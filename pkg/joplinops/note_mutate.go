@@ -56,15 +56,15 @@ type updateNoteIn struct {
 
 func (o *Ops) updateNote() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"id":             schema.ID("Note id."),
+		"id":             schema.ID(""),
 		"title":          titleSchema,
-		"body":           schema.String("New Markdown body; replaces the whole body.", 0, MaxBodyChars),
-		"notebook_id":    schema.ID("Move the note to this notebook."),
-		"is_todo":        schema.Bool("Turn the note into a to-do, or back."),
+		"body":           schema.String("Replaces the whole body.", 0, MaxBodyChars),
+		"notebook_id":    schema.ID("Moves the note."),
+		"is_todo":        schema.Bool(""),
 		"todo_due":       timeSchema,
 		"todo_completed": timeSchema,
 	}, "id")
-	desc := "Change a note's title, body, notebook (move) or to-do fields. Only the given fields change. A note in the trash must be restored first."
+	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields change. A trashed note must be restored first."
 	return op("update_note", "Update note", desc, registry.EffectUpdate, in, noteSchema(), registry.Func(o.doUpdateNote))
 }
 
@@ -122,8 +122,8 @@ type noteIDIn struct {
 }
 
 func (o *Ops) trashNote() registry.Operation {
-	in := schema.Object("", map[string]any{"id": schema.ID("Note id.")}, "id")
-	return op("trash_note", "Trash note", "Move a note to the trash. It can be brought back with restore_note; nothing is deleted permanently.",
+	in := schema.Object("", map[string]any{"id": schema.ID("")}, "id")
+	return op("trash_note", "Trash note", "Move a note to the trash; restore_note brings it back.",
 		registry.EffectTrash, in, trashOutSchema("Note"), registry.Func(func(ctx context.Context, in noteIDIn) (trashOut, error) {
 			n, err := o.loadNote(ctx, in.ID, "id,deleted_time")
 			if err != nil {
@@ -147,16 +147,16 @@ type restoreNoteOut struct {
 
 func (o *Ops) restoreNote() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"id":          schema.ID("Note id."),
-		"notebook_id": schema.ID("Restore into this notebook instead; required when the note's notebook is in the trash or gone."),
+		"id":          schema.ID(""),
+		"notebook_id": schema.ID("Target notebook; required if the note's own is trashed or gone."),
 	}, "id")
 	out := schema.Object("", map[string]any{
-		"id":               schema.ID("Note id."),
+		"id":               schema.ID(""),
 		"notebook_id":      schema.ID("Notebook now holding the note."),
 		"already_restored": schema.Bool("The note was not in the trash; nothing was written (use update_note to move it)."),
 		"moved":            schema.Bool("The note was restored into notebook_id from the request."),
 	}, "id", "notebook_id", "already_restored", "moved")
-	desc := "Bring a note back from the trash into its notebook. If that notebook is trashed or gone, this fails unless notebook_id names another notebook."
+	desc := "Restore a note from the trash into its notebook, or into notebook_id when that one is trashed or gone."
 	return op("restore_note", "Restore note", desc, registry.EffectUpdate, in, out, registry.Func(o.doRestoreNote))
 }
 

@@ -21,19 +21,25 @@ func (n apiNote) ref() NoteRef {
 	return NoteRef{ID: n.ID, Title: n.Title, NotebookID: n.ParentID, Trashed: n.DeletedTime > 0}
 }
 
-// ItemRef names a tag or resource in a relation.
-type ItemRef struct {
+// TagRef names a tag in a relation.
+type TagRef struct {
 	ID    string `json:"id"`
 	Title string `json:"title"`
-	Mime  string `json:"mime,omitempty"`
+}
+
+// ResourceRef names a resource in a relation.
+type ResourceRef struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Mime  string `json:"mime"`
 }
 
 // Relations are the edges get_note can include.
 type Relations struct {
-	Tags      []ItemRef `json:"tags,omitempty"`
-	Resources []ItemRef `json:"resources,omitempty"`
-	Links     []NoteRef `json:"links,omitempty"`
-	Backlinks []NoteRef `json:"backlinks,omitempty"`
+	Tags      []TagRef      `json:"tags,omitempty"`
+	Resources []ResourceRef `json:"resources,omitempty"`
+	Links     []NoteRef     `json:"links,omitempty"`
+	Backlinks []NoteRef     `json:"backlinks,omitempty"`
 	// Truncated is set when a relation list hit MaxRelations.
 	Truncated bool `json:"relations_truncated,omitempty"`
 }
@@ -41,32 +47,30 @@ type Relations struct {
 // MaxRelations bounds each relation list of one note.
 const MaxRelations = 1000
 
+// noteRefSchema is the shape of a NoteRef.
 func noteRefSchema() schema.S {
-	return schema.Object("A note in a relation.", map[string]any{
-		"id":          schema.ID("Note id."),
-		"title":       schema.String("Title.", 0, 10_000),
-		"notebook_id": schema.String("Notebook id.", 0, 32),
-		"trashed":     schema.Bool("Whether the note is in the trash."),
+	return schema.Object("", map[string]any{
+		"id":          schema.ID(""),
+		"title":       schema.String("", 0, 10_000),
+		"notebook_id": schema.String("", 0, 32),
+		"trashed":     schema.Bool(""),
 	}, "id", "title", "notebook_id", "trashed")
 }
 
-func itemRefSchema(desc string) schema.S {
-	return schema.Object(desc, map[string]any{
-		"id":    schema.ID("Id."),
-		"title": schema.String("Title.", 0, 10_000),
-		"mime":  schema.String("MIME type, for resources.", 0, 255),
-	}, "id", "title")
-}
-
-// relationSchemas are the optional relation properties of a note.
-func relationSchemas() map[string]any {
-	return map[string]any{
-		"tags":                schema.Array("Tags on the note (include tags).", itemRefSchema("A tag."), MaxRelations),
-		"resources":           schema.Array("Resources the body links to (include resources).", itemRefSchema("A resource."), MaxRelations),
-		"links":               schema.Array("Notes the body links to (include links).", noteRefSchema(), MaxRelations),
-		"backlinks":           schema.Array("Notes whose body links to this note (include backlinks).", noteRefSchema(), MaxRelations),
-		"relations_truncated": schema.Bool("Set when a relation list was cut at its bound."),
-	}
+// addRelations adds the optional relation properties of get_note to the
+// note shape out; links and backlinks share one note_ref definition.
+func addRelations(out schema.S) {
+	props := out["properties"].(map[string]any)
+	props["tags"] = schema.Array("", schema.Object("", map[string]any{
+		"id": schema.ID(""), "title": schema.String("", 0, 10_000),
+	}, "id", "title"), MaxRelations)
+	props["resources"] = schema.Array("", schema.Object("", map[string]any{
+		"id": schema.ID(""), "title": schema.String("", 0, 10_000), "mime": schema.String("", 0, 255),
+	}, "id", "title", "mime"), MaxRelations)
+	props["links"] = schema.Array("", schema.Ref("note_ref"), MaxRelations)
+	props["backlinks"] = schema.Array("", schema.Ref("note_ref"), MaxRelations)
+	props["relations_truncated"] = schema.Bool("")
+	out["$defs"] = map[string]any{"note_ref": noteRefSchema()}
 }
 
 // relations loads the requested edges of note n.
@@ -78,14 +82,14 @@ func (o *Ops) relations(ctx context.Context, n apiNote, include []string) (Relat
 	}
 	var resourceIDs map[string]bool
 	if want["tags"] {
-		tags, err := joplin.ListAll[ItemRef](ctx, o.c, "/notes/"+n.ID+"/tags", url.Values{"fields": {"id,title"}}, MaxRelations)
+		tags, err := joplin.ListAll[TagRef](ctx, o.c, "/notes/"+n.ID+"/tags", url.Values{"fields": {"id,title"}}, MaxRelations)
 		if err != nil {
 			return r, err
 		}
 		r.Tags = nonNil(tags)
 	}
 	if want["resources"] || want["links"] {
-		res, err := joplin.ListAll[ItemRef](ctx, o.c, "/notes/"+n.ID+"/resources", url.Values{"fields": {"id,title,mime"}}, MaxRelations)
+		res, err := joplin.ListAll[ResourceRef](ctx, o.c, "/notes/"+n.ID+"/resources", url.Values{"fields": {"id,title,mime"}}, MaxRelations)
 		if err != nil {
 			return r, err
 		}

@@ -59,13 +59,13 @@ func (r notebookRow) toNotebook(all []apiFolder) Notebook {
 
 func notebookSchema() schema.S {
 	child := schema.Object("A direct sub-notebook.", map[string]any{
-		"id":      schema.ID("Notebook id."),
-		"title":   schema.String("Title.", 0, 10_000),
+		"id":      schema.ID(""),
+		"title":   schema.String("", 0, 10_000),
 		"trashed": schema.Bool("Whether it is in the trash."),
 	}, "id", "title", "trashed")
 	return schema.Object("A Joplin notebook.", map[string]any{
-		"id":           schema.ID("Notebook id."),
-		"title":        schema.String("Title.", 0, 10_000),
+		"id":           schema.ID(""),
+		"title":        schema.String("", 0, 10_000),
 		"parent_id":    schema.String("Parent notebook id; empty at the top level.", 0, 32),
 		"trashed":      schema.Bool("Whether the notebook is in the trash."),
 		"created_time": timeSchema,
@@ -76,7 +76,7 @@ func notebookSchema() schema.S {
 
 // parentIDSchema accepts a notebook id or "" (the top level).
 func parentIDSchema(desc string) schema.S {
-	return schema.S{"type": "string", "maxLength": 32, "pattern": "^([0-9a-f]{32})?$", "description": desc}
+	return schema.Matching(desc, 0, 32, "^([0-9a-f]{32})?$")
 }
 
 // notFound is the NOT_FOUND error for object id, naming which object (role)
@@ -183,12 +183,12 @@ type notebookIDIn struct {
 }
 
 func notebookIDSchema() schema.S {
-	return schema.Object("", map[string]any{"id": schema.ID("Notebook id.")}, "id")
+	return schema.Object("", map[string]any{"id": schema.ID("")}, "id")
 }
 
 func (o *Ops) getNotebook() registry.Operation {
 	return op("get_notebook", "Get notebook",
-		"Read one notebook by id, trashed ones included, with its direct sub-notebooks (trashed ones flagged).",
+		"Read a notebook by id (trashed included) with its direct sub-notebooks.",
 		registry.EffectRead, notebookIDSchema(), notebookSchema(),
 		registry.Func(func(ctx context.Context, in notebookIDIn) (Notebook, error) {
 			r, err := o.loadNotebook(ctx, in.ID, "notebook")
@@ -211,10 +211,9 @@ type createNotebookIn struct {
 func (o *Ops) createNotebook() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"title":     titleSchema,
-		"parent_id": parentIDSchema("Parent notebook id; omit or empty for the top level."),
+		"parent_id": parentIDSchema("Omit for top level."),
 	}, "title")
-	desc := "Create a notebook, at the top level or under parent_id. Fails with NOTEBOOK_ALREADY_EXISTS, " +
-		"writing nothing, when the parent already holds a notebook with the same title (trashed ones included)."
+	desc := "Create a notebook, top-level or under parent_id. A same-titled sibling (trashed included) fails with NOTEBOOK_ALREADY_EXISTS, writing nothing."
 	return op("create_notebook", "Create notebook", desc, registry.EffectCreate, in, notebookSchema(),
 		registry.Func(o.doCreateNotebook))
 }
@@ -264,12 +263,11 @@ type updateNotebookIn struct {
 
 func (o *Ops) updateNotebook() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"id":        schema.ID("Notebook id."),
+		"id":        schema.ID(""),
 		"title":     titleSchema,
-		"parent_id": parentIDSchema("New parent notebook id; empty moves it to the top level."),
+		"parent_id": parentIDSchema("Empty: top level."),
 	}, "id")
-	desc := "Rename and/or move a notebook; give title, parent_id or both. Refuses a move into itself or " +
-		"its own sub-notebooks, and a title a sibling already has (NOTEBOOK_ALREADY_EXISTS, trashed ones included)."
+	desc := "Rename and/or move a notebook. Refuses a move into its own subtree and a title a sibling has (NOTEBOOK_ALREADY_EXISTS, trashed included)."
 	return op("update_notebook", "Update notebook", desc, registry.EffectUpdate, in, notebookSchema(),
 		registry.Func(o.doUpdateNotebook))
 }
@@ -337,8 +335,7 @@ func checkMove(all []apiFolder, id, parent string) error {
 }
 
 func (o *Ops) trashNotebook() registry.Operation {
-	desc := "Move a notebook, with all its sub-notebooks and notes, to the trash. Undo with restore_notebook; " +
-		"never deletes permanently. Trashing a trashed notebook changes nothing."
+	desc := "Move a notebook with its sub-notebooks and notes to the trash; restore_notebook brings them back."
 	return op("trash_notebook", "Trash notebook", desc, registry.EffectTrash, notebookIDSchema(), trashOutSchema("Notebook"),
 		registry.Func(func(ctx context.Context, in notebookIDIn) (trashOut, error) {
 			cur, err := o.loadNotebook(ctx, in.ID, "notebook")
@@ -367,16 +364,14 @@ type restoreNotebookOut struct {
 
 func (o *Ops) restoreNotebook() registry.Operation {
 	out := schema.Object("", map[string]any{
-		"id":                 schema.ID("Notebook id."),
+		"id":                 schema.ID(""),
 		"already_restored":   schema.Bool("The notebook was not in the trash; nothing was changed."),
 		"restored_notebooks": schema.Integer("Notebooks restored, this one included.", 0, MaxNotebooks),
 		"restored_notes":     schema.Integer("Notes restored.", 0, 1<<31),
 		"moved_to_top_level": schema.Bool("Its parent is still in the trash, so it was moved to the top level."),
 		"left_in_trash":      schema.Integer("Trashed notebooks and notes below it that were trashed on their own and stay in the trash.", 0, 1<<31),
 	}, "id", "already_restored", "restored_notebooks", "restored_notes", "moved_to_top_level", "left_in_trash")
-	desc := "Restore a trashed notebook with the sub-notebooks and notes trashed along with it (trash times " +
-		"chained under 1 s apart). Items trashed on their own earlier stay in the trash (left_in_trash). " +
-		"If its parent is still trashed, it moves to the top level."
+	desc := "Restore a trashed notebook with the sub-notebooks and notes trashed along with it; items trashed earlier on their own stay (left_in_trash). With its parent still trashed it moves to the top level."
 	return op("restore_notebook", "Restore notebook", desc, registry.EffectUpdate, notebookIDSchema(), out,
 		registry.Func(o.doRestoreNotebook))
 }

@@ -37,8 +37,8 @@ type listNotebooksOut struct {
 
 func (o *Ops) listNotebooks() registry.Operation {
 	node := schema.Object("A notebook and its sub-notebooks.", map[string]any{
-		"id":       schema.ID("Notebook id."),
-		"title":    schema.String("Title.", 0, 10_000),
+		"id":       schema.ID(""),
+		"title":    schema.String("", 0, 10_000),
 		"children": schema.Array("Sub-notebooks, by title.", schema.Ref("notebook"), MaxNotebooks),
 	}, "id", "title", "children")
 	out := schema.Object("", map[string]any{

@@ -57,9 +57,9 @@ const MaxBodyChars = 1_000_000
 
 func noteSchema() schema.S {
 	return schema.Object("A Joplin note.", map[string]any{
-		"id":             schema.ID("Note id."),
+		"id":             schema.ID(""),
 		"notebook_id":    schema.ID("Id of the notebook holding the note."),
-		"title":          schema.String("Title.", 0, 10_000),
+		"title":          schema.String("", 0, 10_000),
 		"body":           schema.String("Markdown body; present when requested.", 0, 100_000_000),
 		"is_todo":        schema.Bool("Whether the note is a to-do."),
 		"todo_due":       timeSchema,
@@ -83,16 +83,14 @@ type noteWithRelations struct {
 
 func (o *Ops) getNote() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"id":           schema.ID("Note id."),
-		"include_body": schema.Bool("Return the Markdown body (default true)."),
-		"include": schema.Array("Relations to add: tags, resources, links (notes the body links to), backlinks (notes linking here; scans all notes).",
-			schema.Enum("A relation.", "tags", "resources", "links", "backlinks"), 4),
+		"id":           schema.ID(""),
+		"include_body": schema.Bool("Default true."),
+		"include": schema.Array("links: notes the body links to; backlinks: notes linking here (scans all notes).",
+			schema.Enum("", "tags", "resources", "links", "backlinks"), 4),
 	}, "id")
 	out := noteSchema()
-	for k, v := range relationSchemas() {
-		out["properties"].(map[string]any)[k] = v
-	}
-	return op("get_note", "Get note", "Read one note by id, trashed notes included, optionally with its tags, resources, linked notes and backlinks.",
+	addRelations(out)
+	return op("get_note", "Get note", "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks.",
 		registry.EffectRead, in, out, registry.Func(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
 			n, err := o.loadNote(ctx, in.ID, noteFields)
 			if err != nil {
@@ -116,14 +114,13 @@ type createNoteIn struct {
 
 func (o *Ops) createNote() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"notebook_id": schema.ID("Notebook to create the note in."),
+		"notebook_id": schema.ID(""),
 		"title":       titleSchema,
-		"body":        schema.String("Markdown body.", 0, MaxBodyChars),
-		"is_todo":     schema.Bool("Create a to-do instead of a plain note."),
+		"body":        schema.String("", 0, MaxBodyChars),
+		"is_todo":     schema.Bool(""),
 		"todo_due":    timeSchema,
 	}, "notebook_id", "title")
-	desc := "Create a note in a notebook. Fails with NOTE_ALREADY_EXISTS, writing nothing, " +
-		"when the notebook already holds a note with the same title (trashed notes included)."
+	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS, writing nothing."
 	return op("create_note", "Create note", desc, registry.EffectCreate, in, noteSchema(),
 		registry.Func(o.doCreateNote))
 }

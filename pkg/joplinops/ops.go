@@ -87,13 +87,13 @@ func (o *Ops) resourceOps() []registry.Operation {
 func op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {
 	return registry.Operation{
 		Name: name, Title: title, Description: desc, Toolset: Toolset,
-		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out),
+		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(schema.Output(out)),
 		Effect: effect, Exposure: allTransports, Handler: h,
 	}
 }
 
 // Shared schema fragments.
 var (
-	titleSchema = schema.String("Title.", 1, 500)
-	timeSchema  = schema.Integer("Unix time in milliseconds; 0 when unset.", 0, 1<<53)
+	titleSchema = schema.String("", 1, 500)
+	timeSchema  = schema.Integer("Unix ms; 0 = none.", 0, 1<<53)
 )

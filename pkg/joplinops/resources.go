@@ -33,8 +33,8 @@ const resourceFields = "id,title,mime,filename,size,created_time,updated_time"
 // resourceProps are the schema properties of Resource.
 func resourceProps() map[string]any {
 	return map[string]any{
-		"id":           schema.ID("Resource id."),
-		"title":        schema.String("Title.", 0, 10_000),
+		"id":           schema.ID(""),
+		"title":        schema.String("", 0, 10_000),
 		"mime":         schema.String("MIME type.", 0, 255),
 		"filename":     schema.String("File name; may be empty.", 0, 10_000),
 		"size":         schema.Integer("Size in bytes; -1 when Joplin does not know it.", -1, 1<<53),
@@ -113,10 +113,10 @@ type listResourcesOut struct {
 
 func (o *Ops) listResources() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"limit":     schema.Integer("Page size (default 50).", 1, 100),
-		"page":      schema.Integer("1-based page (default 1).", 1, MaxResourcePage),
-		"order_by":  schema.Enum("Sort key (default updated_time).", "updated_time", "created_time", "title", "size"),
-		"order_dir": schema.Enum("Sort direction (default asc for title, desc otherwise).", "asc", "desc"),
+		"limit":     schema.Integer("Default 50.", 1, 100),
+		"page":      schema.Integer("", 1, MaxResourcePage),
+		"order_by":  schema.Enum("Default updated_time.", "updated_time", "created_time", "title", "size"),
+		"order_dir": schema.Enum("Default asc for title, else desc.", "asc", "desc"),
 	})
 	out := schema.Object("", map[string]any{
 		"resources": schema.Array("Resources on this page.", resourceSchema(nil), 100),
@@ -124,7 +124,7 @@ func (o *Ops) listResources() registry.Operation {
 		"has_more":  schema.Bool("Whether a later page holds more resources."),
 	}, "resources", "page", "has_more")
 	return op("list_resources", "List resources",
-		"List resources (files attached to notes) with their metadata, one page at a time, sorted by updated_time, created_time, title or size.",
+		"List resources (files attached to notes) with their metadata, paged and sorted.",
 		registry.EffectRead, in, out, registry.Func(o.doListResources))
 }
 
@@ -182,15 +182,14 @@ type getResourceOut struct {
 
 func (o *Ops) getResource() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"id":            schema.ID("Resource id."),
-		"include_notes": schema.Bool("Also list the notes whose body links to the resource (default false)."),
+		"id":            schema.ID(""),
+		"include_notes": schema.Bool("Also list notes linking to it (slow)."),
 	}, "id")
 	out := resourceSchema(map[string]any{
 		"notes":           schema.Array("Notes linking to the resource, trashed ones flagged (include_notes).", noteRefSchema(), MaxRelations),
 		"notes_truncated": schema.Bool("Set when notes was cut at its bound."),
 	})
-	desc := "Read one resource's metadata by id. With include_notes, also list the notes whose body links to it " +
-		"(trashed ones flagged); that scans every note body, so it is slow on large collections."
+	desc := "Read a resource's metadata by id; include_notes also lists the notes linking to it (scans every note)."
 	return op("get_resource", "Get resource", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in getResourceIn) (getResourceOut, error) {
 			r, err := o.loadResource(ctx, in.ID)
@@ -216,16 +215,15 @@ func (o *Ops) getResource() registry.Operation {
 func (o *Ops) getResourceContent() registry.Operation {
 	maxBytes := o.limits.MaxResourceBytes
 	out := schema.Object("", map[string]any{
-		"id":          schema.ID("Resource id."),
+		"id":          schema.ID(""),
 		"mime":        schema.String("MIME type.", 0, 255),
 		"size":        schema.Integer("Size in bytes.", 0, maxBytes),
 		"sha256":      schema.String("SHA-256 of the content, lowercase hex.", 64, 64),
 		"data_base64": schema.S{"type": "string", "maxLength": base64.StdEncoding.EncodedLen(int(maxBytes)), "contentEncoding": "base64", "description": "The content, standard padded base64."},
 	}, "id", "mime", "size", "sha256", "data_base64")
-	desc := fmt.Sprintf("Download one resource's content as base64, with its MIME type, size and SHA-256. "+
-		"Resources over %s are refused with RESOURCE_TOO_LARGE.", sizeText(maxBytes))
+	desc := fmt.Sprintf("Download a resource's content as base64 with its MIME type, size and SHA-256. Over %s: RESOURCE_TOO_LARGE.", sizeText(maxBytes))
 	return op("get_resource_content", "Get resource content", desc, registry.EffectRead,
-		schema.Object("", map[string]any{"id": schema.ID("Resource id.")}, "id"), out,
+		schema.Object("", map[string]any{"id": schema.ID("")}, "id"), out,
 		registry.Func(func(ctx context.Context, in resourceIDIn) (json.RawMessage, error) {
 			r, err := o.loadResource(ctx, in.ID)
 			if err != nil {
@@ -266,13 +264,12 @@ type deleteResourceOut struct {
 }
 
 func (o *Ops) deleteResource() registry.Operation {
-	in := schema.Object("", map[string]any{"id": schema.ID("Resource id.")}, "id")
+	in := schema.Object("", map[string]any{"id": schema.ID("")}, "id")
 	out := schema.Object("", map[string]any{
-		"id":      schema.ID("Resource id."),
+		"id":      schema.ID(""),
 		"deleted": schema.Bool("Always true."),
 	}, "id", "deleted")
-	desc := "Delete a resource and its file permanently: Joplin has no trash for resources, so this cannot be undone. " +
-		"Links to it in note bodies are left dangling; find them first with get_resource include_notes."
+	desc := "Delete a resource and its file permanently (Joplin has no trash for resources). Links to it are left dangling; find them first with get_resource include_notes."
 	return op("delete_resource", "Delete resource", desc, registry.EffectDeletePermanent, in, out,
 		registry.Func(func(ctx context.Context, in resourceIDIn) (deleteResourceOut, error) {
 			if _, err := o.loadResource(ctx, in.ID); err != nil {

@@ -22,21 +22,18 @@ import (
 // maxLength is a coarse cap at twice the bound, so that content just over
 // the bound reaches the handler and gets RESOURCE_TOO_LARGE.
 func (o *Ops) dataSchema() schema.S {
-	return schema.S{
-		"type": "string", "minLength": 4, "contentEncoding": "base64",
-		"maxLength": base64.StdEncoding.EncodedLen(int(2 * o.limits.MaxResourceBytes)),
-		"description": fmt.Sprintf("File content, standard padded base64; at most %s once decoded.",
-			sizeText(o.limits.MaxResourceBytes)),
-	}
+	s := schema.String(fmt.Sprintf("Padded base64; at most %s decoded.", sizeText(o.limits.MaxResourceBytes)),
+		4, base64.StdEncoding.EncodedLen(int(2*o.limits.MaxResourceBytes)))
+	s["contentEncoding"] = "base64"
+	return s
 }
 
 func filenameSchema(desc string) schema.S {
-	return schema.S{"type": "string", "minLength": 1, "maxLength": 255, "pattern": `^[^/\\\x00-\x1f]+$`, "description": desc}
+	return schema.Matching(desc, 1, 255, `^[^/\\\x00-\x1f]+$`)
 }
 
 func mimeSchema(desc string) schema.S {
-	return schema.S{"type": "string", "maxLength": 255,
-		"pattern": `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$`, "description": desc}
+	return schema.Matching(desc, 0, 255, `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$`)
 }
 
 var sha256Schema = schema.String("SHA-256 of the content, lowercase hex.", 64, 64)
@@ -175,18 +172,16 @@ type createResourceOut struct {
 func (o *Ops) createResource() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"data_base64": o.dataSchema(),
-		"title":       schema.String("Title (default: the filename, else empty).", 1, 500),
-		"filename":    filenameSchema("File name, e.g. report.pdf; no path. Its extension sets the default mime."),
-		"mime":        mimeSchema("MIME type, e.g. image/png (default: from the filename, else detected from the content)."),
-		"note_id":     schema.ID("Note to attach the resource to: a link to it is appended to the note body."),
+		"title":       schema.String("Default: the filename.", 1, 500),
+		"filename":    filenameSchema("No path; its extension sets the default mime."),
+		"mime":        mimeSchema("Default: from filename or content."),
+		"note_id":     schema.ID("Append a link to this note's body."),
 	}, "data_base64")
 	out := resourceSchema(map[string]any{
 		"sha256":           sha256Schema,
 		"attached_to_note": schema.ID("The note a link was appended to, when note_id was given."),
 	}, "sha256")
-	desc := fmt.Sprintf("Upload a file (base64, at most %s) as a resource; with note_id, also link it from that note. "+
-		"Fails with RESOURCE_ALREADY_EXISTS, writing nothing, when a resource with the same content and title exists.",
-		sizeText(o.limits.MaxResourceBytes))
+	desc := fmt.Sprintf("Upload a file (base64, at most %s) as a resource, linked from note_id if given. The same content and title fails with RESOURCE_ALREADY_EXISTS, writing nothing.", sizeText(o.limits.MaxResourceBytes))
 	return op("create_resource", "Create resource", desc, registry.EffectCreate, in, out,
 		payloadTyped(func() createResourceIn { return createResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doCreateResource))
 }
@@ -339,15 +334,14 @@ type updateResourceOut struct {
 
 func (o *Ops) updateResource() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"id":          schema.ID("Resource id."),
+		"id":          schema.ID(""),
 		"data_base64": o.dataSchema(),
 		"title":       titleSchema,
-		"filename":    filenameSchema("New file name, e.g. report.pdf; no path."),
-		"mime":        mimeSchema("MIME type of the new (or, without data_base64, the current) content."),
+		"filename":    filenameSchema("No path."),
+		"mime":        mimeSchema(""),
 	}, "id")
 	out := resourceSchema(map[string]any{"sha256": schema.String("SHA-256 of the new content, when it was replaced.", 64, 64)})
-	desc := "Replace a resource's content (data_base64) and/or change its title, filename or mime; give at least one. " +
-		"Links to it stay valid. Refuses a content and title another resource has (RESOURCE_ALREADY_EXISTS)."
+	desc := "Replace a resource's content and/or change its title, filename or mime; links stay valid. Refuses another resource's content and title (RESOURCE_ALREADY_EXISTS)."
 	return op("update_resource", "Update resource", desc, registry.EffectUpdate, in, out,
 		payloadTyped(func() updateResourceIn { return updateResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doUpdateResource))
 }

@@ -46,13 +46,13 @@ var SearchTypes = []string{"note", "notebook", "tag"}
 func (o *Ops) search() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"query": schema.String("Notes: Joplin query syntax (words, \"phrases\", title:, body:, tag:, notebook:, -exclusion, prefix*). Notebooks and tags: title, * as wildcard.", 1, 1000),
-		"type":  schema.Enum("What to search (default note).", SearchTypes...),
-		"limit": schema.Integer("Page size (default 20).", 1, 100),
-		"page":  schema.Integer("1-based page (default 1).", 1, 10_000),
+		"type":  schema.Enum("Default note.", SearchTypes...),
+		"limit": schema.Integer("Default 20.", 1, 100),
+		"page":  schema.Integer("", 1, 10_000),
 	}, "query")
 	hit := schema.Object("", map[string]any{
 		"id":          schema.ID("Object id."),
-		"title":       schema.String("Title.", 0, 10_000),
+		"title":       schema.String("", 0, 10_000),
 		"notebook_id": schema.String("Parent notebook id, for notes and notebooks.", 0, 32),
 		"trashed":     schema.Bool("Whether the object is in the trash."),
 	}, "id", "title", "trashed")
@@ -62,7 +62,7 @@ func (o *Ops) search() registry.Operation {
 		"has_more": schema.Bool("Whether another page may hold more matches."),
 		"page":     schema.Integer("This page.", 1, 10_000),
 	}, "type", "items", "has_more", "page")
-	desc := "Search notes by full text (trashed excluded), or notebooks and tags by title (trashed notebooks included). Joplin indexes notes late: a note created or edited just now may be missing; list_notes sees it at once."
+	desc := "Full-text search of notes (trashed excluded), or of notebook and tag titles. Joplin indexes notes late: a note edited just now may be missing; list_notes sees it at once."
 	return op("search", "Search", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in searchIn) (searchOut, error) {
 			if in.Type == "" {

@@ -23,7 +23,7 @@ func (o *Ops) joplinStatus() registry.Operation {
 		"code":          schema.String("Error code when not usable.", 0, 64),
 		"message":       schema.String("Summary.", 0, 500),
 	}, "reachable", "authenticated", "message")
-	return op("joplin_status", "Joplin status", "Check whether Joplin is reachable and accepts the configured token.",
+	return op("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token.",
 		registry.EffectRead, schema.Object("", map[string]any{}), out,
 		registry.Func(func(ctx context.Context, _ struct{}) (statusOut, error) {
 			if err := o.c.Ping(ctx); err != nil {

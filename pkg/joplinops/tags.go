@@ -27,7 +27,7 @@ const MaxTags = 10_000
 
 func tagSchema() schema.S {
 	return schema.Object("A tag.", map[string]any{
-		"id":    schema.ID("Tag id."),
+		"id":    schema.ID(""),
 		"title": schema.String("Title, lower case.", 0, 10_000),
 	}, "id", "title")
 }
@@ -120,8 +120,7 @@ type createTagIn struct {
 
 func (o *Ops) createTag() registry.Operation {
 	in := schema.Object("", map[string]any{"title": titleSchema}, "title")
-	desc := "Create a tag (Joplin stores it in lower case). Fails with TAG_ALREADY_EXISTS, writing nothing, " +
-		"when a tag with the same title exists."
+	desc := "Create a tag (stored in lower case). An existing title fails with TAG_ALREADY_EXISTS, writing nothing."
 	return op("create_tag", "Create tag", desc, registry.EffectCreate, in, tagSchema(),
 		registry.Func(func(ctx context.Context, in createTagIn) (Tag, error) {
 			if err := checkTagTitle(in.Title); err != nil {
@@ -160,10 +159,10 @@ type updateTagIn struct {
 
 func (o *Ops) updateTag() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"id":    schema.ID("Tag id."),
+		"id":    schema.ID(""),
 		"title": titleSchema,
 	}, "id", "title")
-	desc := "Rename a tag (Joplin stores it in lower case). Fails with TAG_ALREADY_EXISTS when another tag has the same title."
+	desc := "Rename a tag (stored in lower case). Another tag's title fails with TAG_ALREADY_EXISTS."
 	return op("update_tag", "Rename tag", desc, registry.EffectUpdate, in, tagSchema(),
 		registry.Func(func(ctx context.Context, in updateTagIn) (Tag, error) {
 			if err := checkTagTitle(in.Title); err != nil {
@@ -202,13 +201,12 @@ type deleteTagOut struct {
 }
 
 func (o *Ops) deleteTag() registry.Operation {
-	in := schema.Object("", map[string]any{"id": schema.ID("Tag id.")}, "id")
+	in := schema.Object("", map[string]any{"id": schema.ID("")}, "id")
 	out := schema.Object("", map[string]any{
-		"id":      schema.ID("Tag id."),
+		"id":      schema.ID(""),
 		"deleted": schema.Bool("Always true."),
 	}, "id", "deleted")
-	desc := "Delete a tag permanently and remove it from every note; the notes are kept. " +
-		"Joplin has no trash for tags, so this cannot be undone."
+	desc := "Delete a tag permanently (Joplin has no trash for tags) and remove it from every note; the notes are kept."
 	return op("delete_tag", "Delete tag", desc, registry.EffectDeletePermanent, in, out,
 		registry.Func(func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
 			if _, err := o.loadTag(ctx, in.ID); err != nil {
@@ -228,8 +226,8 @@ type noteTagIn struct {
 
 func noteTagSchema() schema.S {
 	return schema.Object("", map[string]any{
-		"note_id": schema.ID("Note id."),
-		"tag_id":  schema.ID("Tag id."),
+		"note_id": schema.ID(""),
+		"tag_id":  schema.ID(""),
 	}, "note_id", "tag_id")
 }
 
@@ -262,11 +260,11 @@ type tagNoteOut struct {
 
 func (o *Ops) tagNote() registry.Operation {
 	out := schema.Object("", map[string]any{
-		"note_id":        schema.ID("Note id."),
-		"tag_id":         schema.ID("Tag id."),
+		"note_id":        schema.ID(""),
+		"tag_id":         schema.ID(""),
 		"already_tagged": schema.Bool("The note already had the tag; nothing was changed."),
 	}, "note_id", "tag_id", "already_tagged")
-	return op("tag_note", "Tag note", "Add a tag to a note. Tagging a note that already has the tag changes nothing.",
+	return op("tag_note", "Tag note", "Add a tag to a note; a no-op when the note has it.",
 		registry.EffectUpdate, noteTagSchema(), out,
 		registry.Func(func(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
 			has, err := o.noteHasTag(ctx, in)
@@ -292,11 +290,11 @@ type untagNoteOut struct {
 
 func (o *Ops) untagNote() registry.Operation {
 	out := schema.Object("", map[string]any{
-		"note_id":          schema.ID("Note id."),
-		"tag_id":           schema.ID("Tag id."),
+		"note_id":          schema.ID(""),
+		"tag_id":           schema.ID(""),
 		"already_untagged": schema.Bool("The note did not have the tag; nothing was changed."),
 	}, "note_id", "tag_id", "already_untagged")
-	return op("untag_note", "Untag note", "Remove a tag from a note. Removing a tag the note does not have changes nothing.",
+	return op("untag_note", "Untag note", "Remove a tag from a note; a no-op when the note lacks it.",
 		registry.EffectUpdate, noteTagSchema(), out,
 		registry.Func(func(ctx context.Context, in noteTagIn) (untagNoteOut, error) {
 			has, err := o.noteHasTag(ctx, in)

@@ -31,13 +31,13 @@ type listTrashOut struct {
 
 func (o *Ops) listTrash() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"limit": schema.Integer("Page size (default 50).", 1, 100),
-		"page":  schema.Integer("1-based page (default 1).", 1, MaxPage),
+		"limit": schema.Integer("Default 50.", 1, 100),
+		"page":  schema.Integer("", 1, MaxPage),
 	})
 	item := schema.Object("", map[string]any{
 		"type":         schema.Enum("Kind.", "note", "notebook"),
 		"id":           schema.ID("Id."),
-		"title":        schema.String("Title.", 0, 10_000),
+		"title":        schema.String("", 0, 10_000),
 		"parent_id":    schema.String("Notebook holding it; empty at the top level.", 0, 32),
 		"deleted_time": timeSchema,
 	}, "type", "id", "title", "parent_id", "deleted_time")
@@ -47,7 +47,7 @@ func (o *Ops) listTrash() registry.Operation {
 		"has_more": schema.Bool("Whether a later page holds more items."),
 		"total":    schema.Integer("Number of trashed items.", 0, 1<<31),
 	}, "items", "page", "has_more", "total")
-	return op("list_trash", "List trash", "List trashed notes and notebooks, most recently trashed first. Restore with restore_note or restore_notebook.",
+	return op("list_trash", "List trash", "List trashed notes and notebooks, most recently trashed first.",
 		registry.EffectRead, in, out, registry.Func(func(ctx context.Context, in listTrashIn) (listTrashOut, error) {
 			if in.Limit == 0 {
 				in.Limit = 50

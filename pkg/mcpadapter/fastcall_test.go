@@ -155,6 +155,11 @@ func TestFastPathMatchesMCPGo(t *testing.T) {
 			if c.name == "success" && !strings.Contains(fast, `"structuredContent":{"echo":"hello"}`) {
 				t.Fatalf("unexpected answer %q", fast)
 			}
+			// A tool error is text only: structuredContent must match the
+			// outputSchema, which describes success (docs/errors.md).
+			if c.name == "domain error" && (strings.Contains(fast, "structuredContent") || !strings.Contains(fast, `"isError":true}}`)) {
+				t.Fatalf("error result with structuredContent %q", fast)
+			}
 		})
 	}
 }
@@ -238,7 +243,7 @@ func TestFastPathCancel(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), `"id":7,`) || !strings.Contains(out.String(), `"code":"CANCELLED"`) {
+	if !strings.Contains(out.String(), `"id":7,`) || !strings.Contains(out.String(), `\"code\":\"CANCELLED\"`) {
 		t.Fatalf("the call was not cancelled: %s", out.String())
 	}
 }

@@ -26,14 +26,15 @@ func SupportedProtocolVersions() []string {
 }
 
 // NewServer builds an MCP server exposing the operations of ex's registry
-// that are exposed on transport t.
+// that are exposed on transport t; its instructions describe the toolsets
+// those operations come from.
 func NewServer(ex *executor.Executor, t registry.Transport, version string) *server.MCPServer {
+	ops := ex.Registry().Exposed(t)
 	s := server.NewMCPServer(ServerName, version,
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
-		server.WithInstructions("notebridge gives safe access to the user's Joplin notes. Creates never duplicate: an *_ALREADY_EXISTS error names the existing object and the tool to update or restore it."),
+		server.WithInstructions(Instructions(ops)),
 	)
-	ops := ex.Registry().Exposed(t)
 	names := make(map[string]bool, len(ops))
 	for _, op := range ops {
 		s.AddTool(Tool(op), handler(ex, t, op.Name))
@@ -54,13 +55,13 @@ func Tool(op registry.Operation) mcp.Tool {
 }
 
 // Annotations derives the MCP hints from an operation's effect. Joplin is
-// the user's own closed store, so no tool is open-world.
+// the user's own closed store, so no tool is open-world. The title is the
+// tool's own title field, not repeated here.
 func Annotations(op registry.Operation) mcp.ToolAnnotation {
 	readOnly := op.Effect == registry.EffectRead
 	destructive := op.Effect == registry.EffectUpdate || op.Effect == registry.EffectTrash || op.Effect == registry.EffectDeletePermanent
 	idempotent := op.Effect != registry.EffectCreate
 	return mcp.ToolAnnotation{
-		Title:           op.Title,
 		ReadOnlyHint:    mcp.ToBoolPtr(readOnly),
 		DestructiveHint: mcp.ToBoolPtr(destructive),
 		IdempotentHint:  mcp.ToBoolPtr(idempotent),
@@ -79,16 +80,16 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 			args = b
 		}
 		out, isError := callTool(ctx, ex, t, name, args)
-		res := Result(out)
-		res.IsError = isError
-		return res, nil
+		if isError {
+			return errorResult(out), nil
+		}
+		return Result(out), nil
 	}
 }
 
-// callTool runs one call through the executor. It returns the bytes that
-// serve as both the text block and structuredContent of the tool result,
-// and whether they describe an error. The mcp-go handler and the stdio
-// fast path both answer from it.
+// callTool runs one call through the executor. It returns the encoded
+// result object, or the encoded error object {"error": {...}} and true.
+// The mcp-go handler and the stdio fast path both answer from it.
 func callTool(ctx context.Context, ex *executor.Executor, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, bool) {
 	out, derr := ex.Call(ctx, t, name, args)
 	if derr != nil {
@@ -106,12 +107,21 @@ func Result(out json.RawMessage) *mcp.CallToolResult {
 	}
 }
 
-// ErrorResult renders a domain error as an isError tool result whose
-// structuredContent is {"error": {...}}.
+// ErrorResult renders a domain error as an isError tool result whose only
+// content is a text block holding {"error": {...}}. It carries no
+// structuredContent: the MCP specification requires structuredContent to
+// conform to the tool's outputSchema, which describes success, and clients
+// such as the TypeScript SDK v1 reject the whole result otherwise, so the
+// agent would never see the error (docs/errors.md).
 func ErrorResult(e *domainerr.Error) *mcp.CallToolResult {
-	res := Result(errorJSON(e))
-	res.IsError = true
-	return res
+	return errorResult(errorJSON(e))
+}
+
+func errorResult(body json.RawMessage) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{mcp.NewTextContent(string(body))},
+		IsError: true,
+	}
 }
 
 // errorJSON encodes a domain error as {"error": {...}}.

@@ -96,10 +96,10 @@ func (o *stdioOut) message(msg any) {
 }
 
 // toolResponse streams the JSON-RPC response to request id (encoded)
-// carrying a tool result whose text block and structuredContent are both
-// out, exactly as json.Marshal encodes mcp-go's response holding
-// Result(out) with IsError set to isError. Nothing the size of out is
-// allocated.
+// carrying a tool result whose text block is out, exactly as json.Marshal
+// encodes mcp-go's response holding Result(out), or errorResult(out) when
+// isError: a success also carries out as structuredContent, an error does
+// not. Nothing the size of out is allocated.
 func (o *stdioOut) toolResponse(id []byte, out json.RawMessage, isError bool) {
 	if !json.Valid(out) {
 		o.log.Error("encode response", "err", "the tool result is not valid JSON")
@@ -112,7 +112,8 @@ func (o *stdioOut) toolResponse(id []byte, out json.RawMessage, isError bool) {
 		writeStringBody(w, out)
 		w.WriteString(`"}],`)
 		if isError {
-			w.WriteString(`"isError":true,`)
+			w.WriteString(`"isError":true}}`)
+			return
 		}
 		w.WriteString(`"structuredContent":`)
 		writeCompact(w, out)

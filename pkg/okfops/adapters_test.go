@@ -18,7 +18,7 @@ import (
 // Streamable HTTP adapters: stdio always lists them; HTTP lists them only
 // with operator-configured roots and then refuses paths outside them.
 func TestThroughMCPAdapters(t *testing.T) {
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	dir := ownBundle(t, instantBundle)
 	build := func(cfg Config) *executor.Executor {
 		reg, err := registry.New(Operations(cfg)...)
 		if err != nil {
@@ -46,13 +46,13 @@ func TestThroughMCPAdapters(t *testing.T) {
 		t.Fatalf("stdio lists %d OKF tools, want all", n)
 	}
 	call := mcptest.Caller(t, stdio)
-	raw, derr := call(ctx, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/revenue"})
+	raw, derr := call(ctx, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings"})
 	if derr != nil {
 		t.Fatal(derr)
 	}
 	var got map[string]any
 	json.Unmarshal(raw, &got)
-	if got["projection"].(map[string]any)["trust_tier"] != "human-reviewed" {
+	if got["projection"].(map[string]any)["trust_tier"] != "claimed-human-review" {
 		t.Fatalf("read over stdio: %s", raw)
 	}
 

@@ -247,7 +247,7 @@ func TestAdversarialMigrationBlocked(t *testing.T) {
 	h := newHarness(t, Config{})
 	for _, c := range advLegacy {
 		t.Run(c.name, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1/ga4"))
+			dir := ownBundle(t, v01Bundle)
 			if err := os.WriteFile(filepath.Join(dir, "references/adversarial.md"), []byte(c.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -283,7 +283,7 @@ func TestAdversarialMigrationSafe(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1/ga4"))
+			dir := ownBundle(t, v01Bundle)
 			p := filepath.Join(dir, "references/adversarial.md")
 			if err := os.WriteFile(p, []byte(c.content), 0o644); err != nil {
 				t.Fatal(err)

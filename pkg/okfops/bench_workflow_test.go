@@ -3,10 +3,13 @@ package okfops
 import (
 	"fmt"
 	"os"
-	"path/filepath"
+	"path"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 )
 
 // benchDirs returns a fresh directory on the disk (fsyncs cost what they
@@ -81,15 +84,25 @@ func BenchmarkConceptPatch(b *testing.B) {
 }
 
 // BenchmarkMigration previews and applies the v0.1 → v0.2 migration of
-// the largest v0.1 fixture and of a generated 5,000-concept v0.1 bundle
-// (preview + apply per iteration, each on a fresh copy).
+// the largest v0.1 fixture (the spec authors' when NOTEBRIDGE_OKF_FIXTURES
+// names them, otherwise the project's own) and of a generated
+// 5,000-concept v0.1 bundle (preview + apply per iteration, each on a
+// fresh copy).
 func BenchmarkMigration(b *testing.B) {
+	fsys := okftest.ForBenchmark(b)
 	largest := ""
 	best := 0
-	entries, _ := os.ReadDir(filepath.Join(fixtureRoot, "v0.1"))
-	for _, e := range entries {
-		if n := len(conceptIDs(b, filepath.Join(fixtureRoot, "v0.1", e.Name()))); n > best {
-			largest, best = e.Name(), n
+	names, err := okftest.Bundles(fsys)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, "v0.1/") {
+			continue
+		}
+		dir := okftest.Copy(b, fsys, name)
+		if n := len(conceptIDs(b, dir)); n > best {
+			largest, best = name, n
 		}
 	}
 	h := newHarness(b, Config{})
@@ -97,7 +110,7 @@ func BenchmarkMigration(b *testing.B) {
 		name string
 		make func() string
 	}{
-		{fmt.Sprintf("fixture-%s-%d", largest, best), func() string { return copyTree(b, filepath.Join(fixtureRoot, "v0.1", largest)) }},
+		{fmt.Sprintf("fixture-%s-%d", path.Base(largest), best), func() string { return okftest.Copy(b, fsys, largest) }},
 		{"generated-5000", func() string { return genV01Bundle(b, b.TempDir(), 5000) }},
 	}
 	for _, c := range cases {

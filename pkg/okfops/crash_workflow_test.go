@@ -85,7 +85,7 @@ var crashFlows = []crashFlow{
 	{
 		name: "concept_patch", apply: "apply_concept_patch", bind: applyArgs,
 		prepare: func(t *testing.T, h *harness) (string, map[string]any, map[string]any) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+			dir := ownBundle(t, instantBundle)
 			req := patchArgs(dir, tenOps...)
 			prev := h.mustCall(t, "preview_concept_patch", req)
 			if prev["status"] != "applicable" {
@@ -97,7 +97,7 @@ var crashFlows = []crashFlow{
 	{
 		name: "v02_migration", apply: "apply_v02_migration", bind: migrateApply,
 		prepare: func(t *testing.T, h *harness) (string, map[string]any, map[string]any) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1/ga4"))
+			dir := ownBundle(t, v01Bundle)
 			prev, req := migrateFully(t, h, dir)
 			return dir, req, prev
 		},

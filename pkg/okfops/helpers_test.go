@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -14,11 +13,55 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
-// fixtureRoot holds the spec authors' bundles; tests only ever copy them.
-const fixtureRoot = "../../../shared/fixtures/okf"
+// The project's own fixture bundles (pkg/okf/okftest/testdata/okf) the
+// workflow tests copy and change.
+const (
+	instantBundle = "v0.2-instant/fjord_rentals"
+	dateFixture   = "v0.2-date/fjord_rentals"
+	v01Bundle     = "v0.1/fjord_telemetry"
+)
+
+// ownBundle copies one of the project's own bundles into a fresh temporary
+// directory; tests only ever change copies.
+func ownBundle(t testing.TB, name string) string {
+	t.Helper()
+	return okftest.Copy(t, okftest.Own(), name)
+}
+
+// fixtureSources are the bundle trees the fixture-wide tests run over: the
+// project's own always, the spec authors' as TestConformance* tests.
+type fixtureSource struct {
+	fsys fs.FS
+	min  int // the fewest bundles the tree may hold
+}
+
+func ownSource() fixtureSource { return fixtureSource{okftest.Own(), len(okftest.OwnBundles)} }
+
+func authorsSource(t testing.TB) fixtureSource { return fixtureSource{okftest.Authors(t), 10} }
+
+// bundles lists the source's bundles (profile/name).
+func (s fixtureSource) bundles(t testing.TB) []string { return okftest.MustBundles(t, s.fsys, s.min) }
+
+// profile lists the source's bundles of one profile, failing when there is none.
+func (s fixtureSource) profile(t testing.TB, profile string) []string {
+	t.Helper()
+	var out []string
+	for _, name := range s.bundles(t) {
+		if strings.HasPrefix(name, profile+"/") {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no %s fixture bundle", profile)
+	}
+	return out
+}
+
+func (s fixtureSource) copy(t testing.TB, name string) string { return okftest.Copy(t, s.fsys, name) }
 
 type harness struct {
 	ex  *executor.Executor
@@ -80,64 +123,6 @@ func wantCode(t testing.TB, derr *domainerr.Error, code domainerr.Code) {
 	if derr == nil || derr.Code != code {
 		t.Fatalf("got %v, want %s", derr, code)
 	}
-}
-
-// copyTree copies src into a fresh temporary directory and returns it.
-func copyTree(t testing.TB, src string) string {
-	t.Helper()
-	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		in, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		out, err := os.Create(target)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(out, in); err != nil {
-			return err
-		}
-		return out.Close()
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
-}
-
-// fixtureBundles lists every fixture bundle directory (profile/name).
-func fixtureBundles(t testing.TB) []string {
-	t.Helper()
-	var out []string
-	profiles, err := os.ReadDir(fixtureRoot)
-	if err != nil {
-		t.Fatalf("fixtures: %v", err)
-	}
-	for _, p := range profiles {
-		if !p.IsDir() {
-			continue
-		}
-		bundles, _ := os.ReadDir(filepath.Join(fixtureRoot, p.Name()))
-		for _, b := range bundles {
-			if b.IsDir() {
-				out = append(out, p.Name()+"/"+b.Name())
-			}
-		}
-	}
-	if len(out) < 10 {
-		t.Fatalf("found only %d fixture bundles", len(out))
-	}
-	return out
 }
 
 // snapshotTree records every path under dir with its bytes and mode time,

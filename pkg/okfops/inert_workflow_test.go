@@ -53,11 +53,11 @@ func TestInertAcrossWorkflows(t *testing.T) {
 	}
 
 	t.Run("concept patch", func(t *testing.T) {
-		dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+		dir := ownBundle(t, instantBundle)
 		args := patchArgs(dir,
-			map[string]any{"op": "put_source", "concept_id": "metrics/revenue", "source": map[string]any{
+			map[string]any{"op": "put_source", "concept_id": "metrics/bookings", "source": map[string]any{
 				"id": "probe", "resource": probe.URL + "/source", "title": canary + " $(touch " + pwned + ")"}},
-			map[string]any{"op": "put_attested_computation", "concept_id": "computations/revenue-ytd", "runtime": "python",
+			map[string]any{"op": "put_attested_computation", "concept_id": "computations/bookings-quarter", "runtime": "python",
 				"computation": marker,
 				"executor":    map[string]any{"resource": probe.URL + "/executor", "receipt": []any{"job_id", "$(touch " + pwned + ")"}},
 				"attester":    map[string]any{"resource": "file://" + marker}},
@@ -70,22 +70,22 @@ func TestInertAcrossWorkflows(t *testing.T) {
 		if res := h.mustCall(t, "apply_concept_patch", applyArgs(prev, args)); res["status"] != "applied" {
 			t.Fatalf("apply: %v", res)
 		}
-		got, _ := os.ReadFile(filepath.Join(dir, "computations/revenue-ytd.md"))
+		got, _ := os.ReadFile(filepath.Join(dir, "computations/bookings-quarter.md"))
 		for _, want := range []string{probe.URL + "/executor", "file://" + marker, "computation: " + marker} {
 			if !strings.Contains(string(got), want) {
 				t.Fatalf("the reference %q was not stored as data:\n%s", want, got)
 			}
 		}
-		read := h.mustCall(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "computations/revenue-ytd"})
+		read := h.mustCall(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "computations/bookings-quarter"})
 		if ex := read["projection"].(map[string]any)["executor"].(map[string]any); ex["resource"] != probe.URL+"/executor" {
 			t.Fatalf("executor projection: %v", ex)
 		}
 		h.mustCall(t, "validate_bundle", map[string]any{"bundle_path": dir})
-		h.mustCall(t, "get_neighbors", map[string]any{"bundle_path": dir, "concept_id": "metrics/revenue"})
+		h.mustCall(t, "get_neighbors", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings"})
 	})
 
 	t.Run("v02 migration", func(t *testing.T) {
-		dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1/ga4"))
+		dir := ownBundle(t, v01Bundle)
 		concept := "---\ntype: Reference\ntitle: Probe\nresource: " + probe.URL + "/resource\ntimestamp: '2026-05-28T22:50:09+00:00'\n---\n\n" +
 			canary + " see [1] and [2].\n\n```sh\ntouch " + pwned + "\ncurl " + probe.URL + "/body\n```\n\n" +
 			"# Citations\n[1] " + probe.URL + "/citation-a\n[2] [Probe doc](" + probe.URL + "/citation-b)\n"

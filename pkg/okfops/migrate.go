@@ -97,13 +97,13 @@ type migrateApplyOut struct {
 }
 
 var (
-	sourceSchemaMig = schema.Object("The bundle the migration starts from, as the preview saw it.", map[string]any{
-		"okf_version":     schema.String("Resolved version.", 0, 32),
-		"declared":        schema.Bool("Whether the root index.md declares it."),
-		"legacy_concepts": schema.Integer("Concepts with v0.1 keys or sections.", 0, 1_000_000),
+	sourceSchemaMig = schema.Object("From the preview.", map[string]any{
+		"okf_version":     schema.String("", 0, 32),
+		"declared":        schema.Bool(""),
+		"legacy_concepts": schema.Integer("", 0, 1_000_000),
 	}, "okf_version", "declared", "legacy_concepts")
-	proofSchema = schema.Object("Content-free binding of the preview; base_revision is authoritative.", map[string]any{
-		"version":         schema.Integer("Proof format.", 2, 2),
+	proofSchema = schema.Object("From the preview.", map[string]any{
+		"version":         schema.Integer("", 2, 2),
 		"base_revision":   revisionSchema,
 		"request_digest":  digestSchema,
 		"result_revision": revisionSchema,
@@ -113,14 +113,14 @@ var (
 func migrateInput(apply bool) schema.S {
 	props := map[string]any{
 		"bundle_path":      bundlePathSchema,
-		"generated_by":     schema.String("Actor recorded as generated.by where a legacy timestamp becomes generated.at. Required: the migration never guesses authors.", 1, 200),
-		"legacy_timestamp": schema.Enum("What happens to the legacy timestamp key once generated.at holds its value.", "remove", "keep"),
-		"citation_mappings": schema.Array("Explicit conversions for citations the preview lists in needs_mapping (or to override a derived one).", schema.Object("", map[string]any{
+		"generated_by":     schema.String("Actor recorded as generated.by where a legacy timestamp becomes generated.at.", 1, 200),
+		"legacy_timestamp": schema.Enum("", "remove", "keep"),
+		"citation_mappings": schema.Array("Conversions for citations the preview lists in needs_mapping, or overrides.", schema.Object("", map[string]any{
 			"concept_id": conceptIDSchema,
-			"item":       schema.Integer("1-based entry in the concept's Citations section.", 1, 10_000),
-			"id":         schema.String("sources[].id and footnote label.", 1, 100),
-			"resource":   text("URL, bundle path or scope descriptor."),
-			"title":      text("Label."),
+			"item":       schema.Integer("1-based Citations entry.", 1, 10_000),
+			"id":         schema.String("", 1, 100),
+			"resource":   text(""),
+			"title":      text(""),
 		}, "concept_id", "item", "id", "resource"), 100_000),
 	}
 	req := []string{"bundle_path", "generated_by", "legacy_timestamp"}
@@ -142,7 +142,7 @@ func (o *Ops) previewV02Migration() registry.Operation {
 			"concept_id": conceptIDSchema, "item": schema.Integer("1-based entry.", 1, 10_000), "text": text("The entry as written."),
 		}, "concept_id", "item", "text"), 100_000),
 	}), append(previewRequired, "expected_source", "needs_mapping")...)
-	desc := "Preview migrating an OKF 0.1 bundle to 0.2: timestamp becomes generated.at, # Citations become sources and [^id] footnotes, root index.md gets okf_version (published last). Writes nothing; invents no data."
+	desc := "Preview migrating an OKF 0.1 bundle to 0.2: timestamp to generated.at, # Citations to sources and [^id] footnotes, okf_version in index.md. Writes nothing; invents no data."
 	return o.op("preview_v02_migration", "Preview an OKF 0.1 to 0.2 migration", desc, registry.EffectRead, migrateInput(false), out,
 		registry.Func(func(ctx context.Context, in migrateIn) (migratePreviewOut, error) {
 			var out migratePreviewOut
@@ -163,7 +163,7 @@ func (o *Ops) previewV02Migration() registry.Operation {
 }
 
 func (o *Ops) applyV02Migration() registry.Operation {
-	desc := "Apply a previewed migration, bound by expected_source, the content-free proof and expected_plan_digest. An already-0.2 bundle takes expected_source only: it is validated and nothing is written. An identical retry replays the receipt."
+	desc := "Apply a previewed migration, bound by expected_source, proof and expected_plan_digest. An already-0.2 bundle takes expected_source only and is just validated. An identical retry replays the receipt."
 	out := schema.Object("", map[string]any{
 		"status":            schema.Enum("applied, replayed, or noop (already 0.2).", "applied", "replayed", "noop"),
 		"change_id":         digestSchema,
@@ -171,7 +171,7 @@ func (o *Ops) applyV02Migration() registry.Operation {
 		"actor":             schema.Enum("Fixed adapter principal.", Actor),
 		"base_revision":     revisionSchema,
 		"result_revision":   revisionSchema,
-		"affected_paths":    schema.Array("Files written.", text("Path."), 1_000_000),
+		"affected_paths":    schema.Array("Files written.", text(""), 1_000_000),
 		"committed_at":      schema.String("When the receipt was made.", 0, 64),
 		"target_conformant": schema.Bool("For noop: whether the 0.2 bundle validates."),
 	}, "status", "actor", "base_revision", "result_revision", "affected_paths")

@@ -2,8 +2,6 @@ package okfops
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -52,12 +50,17 @@ func migrateFully(t testing.TB, h *harness, dir string) (map[string]any, map[str
 	return prev, args
 }
 
-func TestMigrateV01Fixtures(t *testing.T) {
+// TestMigrateV01Fixtures migrates every own v0.1 bundle end to end.
+func TestMigrateV01Fixtures(t *testing.T) { checkMigrateV01(t, ownSource()) }
+
+// TestConformanceMigrateV01 migrates every v0.1 bundle of the spec authors.
+func TestConformanceMigrateV01(t *testing.T) { checkMigrateV01(t, authorsSource(t)) }
+
+func checkMigrateV01(t *testing.T, src fixtureSource) {
 	h := newHarness(t, Config{})
-	entries, _ := os.ReadDir(filepath.Join(fixtureRoot, "v0.1"))
-	for _, e := range entries {
-		t.Run(e.Name(), func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1", e.Name()))
+	for _, name := range src.profile(t, "v0.1") {
+		t.Run(name, func(t *testing.T) {
+			dir := src.copy(t, name)
 			before := snapshotTree(t, dir)
 			prev, args := migrateFully(t, h, dir)
 			if after := snapshotTree(t, dir); len(after) != len(before) {

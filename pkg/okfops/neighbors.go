@@ -63,11 +63,11 @@ func (o *Ops) getNeighbors() registry.Operation {
 		}, "concept_id", "text"), maxHits),
 		"in_truncated": schema.Bool("Whether more concepts link here than were returned."),
 		"sources": schema.Array("sources entries, with the concept each names when it is a bundle path.", schema.Object("", map[string]any{
-			"id": text("Source id."), "resource": text("Resource as written (inert)."), "title": text("Title."),
+			"id": text("Source id."), "resource": text("Resource as written (inert)."), "title": text(""),
 			"concept_id": text("Concept the resource resolves to."), "exists": schema.Bool("Whether that concept exists."),
 		}, "resource", "exists"), 10_000),
 	}, "id", "out", "in", "in_truncated", "sources")
-	desc := "Show a concept's graph neighbourhood: links out of its body, links into it from other concepts (bounded), and its sources. Nothing is fetched."
+	desc := "A concept's graph neighbourhood: links out of its body, links into it (bounded) and its sources. Nothing is fetched."
 	return o.op("get_neighbors", "OKF concept neighbours", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in neighborsIn) (neighborsOut, error) {
 			out := neighborsOut{ID: in.ConceptID, Out: []OutLink{}, In: []InLink{}, Sources: []SourceRef{}}

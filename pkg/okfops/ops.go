@@ -64,7 +64,7 @@ func (o *Ops) exposure() []registry.Transport {
 func (o *Ops) op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {
 	return registry.Operation{
 		Name: name, Title: title, Description: desc, Toolset: Toolset,
-		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out),
+		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(schema.Output(out)),
 		Effect: effect, Exposure: o.exposure(), Handler: h,
 	}
 }
@@ -93,7 +93,7 @@ func (o *Ops) readLocked(ctx context.Context, path string, fn func(*bundle.Bundl
 
 // Shared schema fragments.
 var (
-	bundlePathSchema = schema.String("Absolute, clean path of the bundle directory. Symlinked paths are refused.", 1, 4096)
-	conceptIDSchema  = schema.String("Concept id: the bundle-relative path without .md, e.g. tables/orders.", 1, bundle.MaxConceptIDBytes)
-	revisionSchema   = schema.String("Bundle revision, sha256:<hex> over every visible file.", 0, 80)
+	bundlePathSchema = schema.String("Absolute bundle directory; no symlinks.", 1, 4096)
+	conceptIDSchema  = schema.String("Bundle-relative path without .md, e.g. tables/orders.", 1, bundle.MaxConceptIDBytes)
+	revisionSchema   = schema.String("", 0, 80)
 )

@@ -72,7 +72,7 @@ type outcomeFlow struct {
 
 var outcomeFlows = []outcomeFlow{
 	{
-		name: "concept_patch", fixture: "v0.2-instant/acme_retail", apply: "apply_concept_patch",
+		name: "concept_patch", fixture: instantBundle, apply: "apply_concept_patch",
 		prepare: func(t *testing.T, h *harness, dir string) (map[string]any, map[string]any) {
 			args := patchArgs(dir, tenOps...)
 			prev := h.mustCall(t, "preview_concept_patch", args)
@@ -81,10 +81,10 @@ var outcomeFlows = []outcomeFlow{
 			}
 			return prev, applyArgs(prev, args)
 		},
-		unrelated: "tables/orders.md",
+		unrelated: "tables/rentals.md",
 	},
 	{
-		name: "v02_migration", fixture: "v0.1/ga4", apply: "apply_v02_migration",
+		name: "v02_migration", fixture: v01Bundle, apply: "apply_v02_migration",
 		prepare: func(t *testing.T, h *harness, dir string) (map[string]any, map[string]any) {
 			prev, args := migrateFully(t, h, dir)
 			return prev, migrateApply(prev, args)
@@ -128,7 +128,7 @@ func TestApplyOutcomes(t *testing.T) {
 			h := newHarness(t, Config{StoreHook: hook.hook})
 			disarm := func(t *testing.T) { t.Cleanup(func() { hook.arm("", nil) }) }
 			fresh := func(t *testing.T) (string, map[string]any, map[string]any) {
-				dir := copyTree(t, filepath.Join(fixtureRoot, f.fixture))
+				dir := ownBundle(t, f.fixture)
 				prev, args := f.prepare(t, h, dir)
 				return dir, prev, args
 			}
@@ -293,7 +293,7 @@ func TestApplyOutcomes(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					external = strings.Replace(string(orig), "Orders", "Orderz", 1)
+					external = strings.Replace(string(orig), "Rentals", "Rentalz", 1)
 					if external == string(orig) || len(external) != len(orig) {
 						t.Fatal("could not make a same-size external change")
 					}
@@ -357,7 +357,7 @@ func TestApplyOutcomes(t *testing.T) {
 					disarm(t)
 					hook.arm(c.step, func() error { return boom })
 					_, derr := h.call(t, f.apply, args)
-					wantRetryable(t, derr, domainerr.WriteOutcomeUnknown, true)
+					wantRetryable(t, derr, domainerr.WriteOutcomeUnknown, false)
 					want := base
 					if c.atResult {
 						want = result
@@ -406,17 +406,17 @@ func TestApplyOutcomes(t *testing.T) {
 // conflict, and the external content survives.
 func TestApplyRevisionConflictDespiteDigestCache(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	dir := ownBundle(t, instantBundle)
 	time.Sleep(2100 * time.Millisecond) // past the digest cache's racy window
 	args := patchArgs(dir, tenOps...)
 	prev := h.mustCall(t, "preview_concept_patch", args)
-	target := filepath.Join(dir, "tables/orders.md")
+	target := filepath.Join(dir, "tables/rentals.md")
 	st, err := os.Stat(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	orig, _ := os.ReadFile(target)
-	external := strings.Replace(string(orig), "Orders", "Orderz", 1)
+	external := strings.Replace(string(orig), "Rentals", "Rentalz", 1)
 	if err := os.WriteFile(target, []byte(external), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -434,19 +434,19 @@ func TestApplyRevisionConflictDespiteDigestCache(t *testing.T) {
 // digest; no apply of them can write, not even .okf/.
 func TestPatchNoop(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	dir := ownBundle(t, instantBundle)
 	args := patchArgs(dir,
-		map[string]any{"op": "set_lifecycle", "concept_id": "metrics/revenue", "status": "stable"},
-		map[string]any{"op": "set_generated", "concept_id": "metrics/revenue", "by": "reference_agent/gemini-2.5-pro", "at": "2026-06-30T14:00:00Z"},
-		map[string]any{"op": "ensure_verification", "concept_id": "metrics/revenue", "by": "human:jsmith@acme", "at": "2026-07-01T09:00:00Z"},
-		map[string]any{"op": "remove_source", "concept_id": "metrics/revenue", "id": "does-not-exist"},
+		map[string]any{"op": "set_lifecycle", "concept_id": "metrics/bookings", "status": "stable"},
+		map[string]any{"op": "set_generated", "concept_id": "metrics/bookings", "by": "process:catalog-builder", "at": "2026-03-20T08:00:00Z"},
+		map[string]any{"op": "ensure_verification", "concept_id": "metrics/bookings", "by": "human:ana@fjord", "at": "2026-03-25T10:00:00Z"},
+		map[string]any{"op": "remove_source", "concept_id": "metrics/bookings", "id": "does-not-exist"},
 	)
 	snap := snapshotTree(t, dir)
 	prev := h.mustCall(t, "preview_concept_patch", args)
 	if prev["status"] != "noop" || prev["plan_digest"] != nil || prev["result_revision"] != nil || len(prev["affected_paths"].([]any)) != 0 {
 		t.Fatalf("noop preview: %v", prev)
 	}
-	for _, digest := range []string{"", "sha256:" + strings.Repeat("0", 64)} {
+	for _, digest := range []string{"sha256:" + strings.Repeat("0", 64)} { // "" is the noop apply: TestPatchNoopApply
 		_, derr := h.call(t, "apply_concept_patch", applyArgs(map[string]any{"base_revision": prev["base_revision"], "plan_digest": digest}, args))
 		wantCode(t, derr, "PLAN_MISMATCH")
 	}
@@ -485,7 +485,7 @@ func TestMigrationTargetNoop(t *testing.T) {
 // together. None of these writes anything, not even .okf/.
 func TestMigrationBindingArguments(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1/ga4"))
+	dir := ownBundle(t, v01Bundle)
 	prev, args := migrateFully(t, h, dir)
 	snap := snapshotTree(t, dir)
 	full := migrateApply(prev, args)
@@ -535,8 +535,8 @@ func TestMigrationBindingArguments(t *testing.T) {
 // mapping makes it applicable and is what the apply writes.
 func TestMigrationNeedsMapping(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1/ga4"))
-	prose := "---\ntype: Reference\ntitle: Prose citation\ntimestamp: '2026-05-28T22:50:09+00:00'\n---\n\nSee the docs [1].\n\n# Citations\n- https://example.com/a\n- The GA4 export guide, chapter 3\n"
+	dir := ownBundle(t, v01Bundle)
+	prose := "---\ntype: Reference\ntitle: Prose citation\ntimestamp: '2026-05-28T22:50:09+00:00'\n---\n\nSee the docs [1].\n\n# Citations\n- https://example.com/a\n- The telemetry handbook, chapter 3\n"
 	if err := os.WriteFile(filepath.Join(dir, "references/prose.md"), []byte(prose), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +550,7 @@ func TestMigrationNeedsMapping(t *testing.T) {
 		t.Fatalf("needs_mapping: %v", needs)
 	}
 	n := needs[0].(map[string]any)
-	if n["concept_id"] != "references/prose" || n["item"] != float64(2) || n["text"] != "The GA4 export guide, chapter 3" {
+	if n["concept_id"] != "references/prose" || n["item"] != float64(2) || n["text"] != "The telemetry handbook, chapter 3" {
 		t.Fatalf("needs_mapping entry: %v", n)
 	}
 	if !hasDiag(blocked, "references/prose", "ambiguous_citation") {
@@ -563,7 +563,7 @@ func TestMigrationNeedsMapping(t *testing.T) {
 		t.Fatal("a blocked migration wrote something")
 	}
 
-	args := migrateArgs(dir, []any{map[string]any{"concept_id": "references/prose", "item": 2, "id": "ga4-guide", "resource": "https://example.com/ga4-guide", "title": "GA4 export guide"}})
+	args := migrateArgs(dir, []any{map[string]any{"concept_id": "references/prose", "item": 2, "id": "telemetry-handbook", "resource": "https://example.com/telemetry-handbook", "title": "Telemetry handbook"}})
 	prev := h.mustCall(t, "preview_v02_migration", args)
 	if prev["status"] != "applicable" || prev["proof"] == nil || prev["plan_digest"] == nil || len(prev["needs_mapping"].([]any)) != 0 {
 		t.Fatalf("preview with the mapping: %v", prev)
@@ -573,7 +573,7 @@ func TestMigrationNeedsMapping(t *testing.T) {
 	}
 	got, _ := os.ReadFile(filepath.Join(dir, "references/prose.md"))
 	for _, want := range []string{"generated: { by: process:okf-migration, at: 2026-05-28T22:50:09+00:00 }\n",
-		"id: ga4-guide", "resource: https://example.com/ga4-guide", "[^ga4-guide]: GA4 export guide\n"} {
+		"id: telemetry-handbook", "resource: https://example.com/telemetry-handbook", "[^telemetry-handbook]: Telemetry handbook\n"} {
 		if !strings.Contains(string(got), want) {
 			t.Fatalf("migrated concept lacks %q:\n%s", want, got)
 		}

@@ -33,32 +33,32 @@ const maxPatchOps = 500
 
 func patchInput(apply bool) schema.S {
 	refSchema := schema.Object("", map[string]any{
-		"resource": text("Path or URL (inert data)."),
-		"receipt":  schema.Array("Receipt fields.", text("Field."), 1000),
+		"resource": text(""),
+		"receipt":  schema.Array("", text(""), 1000),
 	})
-	opSchema := schema.Object("One operation; fields not used by op must be omitted.", map[string]any{
-		"op":          schema.Enum("Operation.", patchOps...),
+	opSchema := schema.Object("Omit fields op does not use.", map[string]any{
+		"op":          schema.Enum("", patchOps...),
 		"concept_id":  conceptIDSchema,
-		"by":          text("Actor for set_generated, ensure_/remove_verification. A human:<id> is recorded as data, never as review by this server."),
-		"at":          text("Datetime with explicit offset (never supplied by the server)."),
+		"by":          text("Actor for set_generated and *_verification; recorded as data."),
+		"at":          text("Datetime with offset."),
 		"source":      sourceSchema,
-		"id":          text("Source id for remove_source."),
-		"from":        text("usage_window start (date or datetime)."),
-		"to":          text("usage_window end."),
-		"status":      schema.Enum("Lifecycle status.", "draft", "stable", "deprecated"),
-		"stale_after": text("Date or datetime; empty string removes it."),
-		"runtime":     text("Attested Computation runtime."),
-		"parameters": schema.Array("Parameters.", schema.Object("", map[string]any{
-			"name": text("Name."), "type": text("Type."), "required": schema.Bool("Required."),
+		"id":          text(""),
+		"from":        text(""),
+		"to":          text(""),
+		"status":      schema.Enum("", "draft", "stable", "deprecated"),
+		"stale_after": text("Empty removes it."),
+		"runtime":     text(""),
+		"parameters": schema.Array("", schema.Object("", map[string]any{
+			"name": text(""), "type": text(""), "required": schema.Bool(""),
 		}, "name", "type", "required"), 1000),
-		"computation": text("Path of the computation file."),
+		"computation": text(""),
 		"executor":    refSchema,
 		"attester":    refSchema,
-		"version":     schema.Enum("okf_version for set_bundle_version.", "0.2"),
+		"version":     schema.Enum("", "0.2"),
 	}, "op")
 	props := map[string]any{
 		"bundle_path": bundlePathSchema,
-		"operations":  schema.Array("Operations, applied in order.", opSchema, maxPatchOps),
+		"operations":  schema.Array("Applied in order.", opSchema, maxPatchOps),
 	}
 	req := []string{"bundle_path", "operations"}
 	if apply {
@@ -71,9 +71,9 @@ func patchInput(apply bool) schema.S {
 
 func (o *Ops) previewConceptPatch() registry.Operation {
 	out := schema.Object("", withProps(map[string]any{
-		"status": schema.Enum("applicable: apply with expected_revision = base_revision and expected_plan_digest = plan_digest; noop: nothing would change; rejected: see diagnostics.", "applicable", "noop", "rejected"),
+		"status": schema.Enum("applicable: apply with expected_revision = base_revision and expected_plan_digest = plan_digest; noop: nothing would change (an apply with expected_plan_digest \"\" returns noop and writes nothing); rejected: see diagnostics.", "applicable", "noop", "rejected"),
 	}), previewRequired...)
-	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as lossless byte patches. Writes nothing; returns a diff and a plan digest."
+	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as byte patches. Writes nothing; returns a diff and a plan digest."
 	return o.op("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead, patchInput(false), out,
 		registry.Func(func(ctx context.Context, in patchIn) (previewOut, error) {
 			var out previewOut
@@ -103,7 +103,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 }
 
 func (o *Ops) applyConceptPatch() registry.Operation {
-	desc := "Apply a previewed concept patch. The plan is rebuilt from the live bundle and must match expected_plan_digest; the commit is compare-and-swap on expected_revision. An identical retry replays the durable receipt."
+	desc := "Apply a previewed concept patch: the rebuilt plan must match expected_plan_digest (\"\" for a noop preview: returns noop, writes nothing) and the bundle expected_revision. An identical retry replays the receipt."
 	return o.op("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate, patchInput(true), applyOutSchema,
 		registry.Func(func(ctx context.Context, in patchIn) (applyOut, error) {
 			b, err := o.open(in.BundlePath)
@@ -115,7 +115,7 @@ func (o *Ops) applyConceptPatch() registry.Operation {
 				ExpectedRevision: in.ExpectedRevision, ExpectedDigest: in.ExpectedPlanDigest}
 			return o.applyPlan(ctx, b, bind, func(base store.Manifest) (*plan.Plan, error) {
 				p, diags, err := o.buildPatch(b, base, in.Operations)
-				if err != nil || hasErrors(diags) || p.Noop() {
+				if err != nil || hasErrors(diags) {
 					return nil, err
 				}
 				return p, nil
@@ -178,8 +178,7 @@ func (o *Ops) buildPatch(b *bundle.Bundle, base store.Manifest, ops []PatchOp) (
 		}
 		current[path] = next
 		if strings.HasPrefix(op.By, "human:") && op.Op == "ensure_verification" {
-			diags = append(diags, Diagnostic{Index: i, ConceptID: op.ConceptID, Code: "caller_supplied_human_verifier", Severity: "info",
-				Message: "the human: verifier is recorded as data from the caller; this server did not perform or confirm a review"})
+			diags = append(diags, humanVerifierNote(i, op.ConceptID))
 		}
 	}
 	var files []plan.File

@@ -26,21 +26,21 @@ func applyArgs(prev map[string]any, args map[string]any) map[string]any {
 }
 
 var tenOps = []map[string]any{
-	{"op": "set_generated", "concept_id": "metrics/revenue", "by": "reference_agent/gemini-2.5-pro", "at": "2026-08-01T10:00:00Z"},
-	{"op": "ensure_verification", "concept_id": "metrics/revenue", "by": "process:finance-nightly", "at": "2026-08-02T02:00:00Z"},
-	{"op": "remove_verification", "concept_id": "metrics/gross-margin", "by": "human:nobody"},
-	{"op": "put_source", "concept_id": "metrics/revenue", "source": map[string]any{"id": "fx", "resource": "https://example.com/fx", "title": "FX, daily", "usage_count": 12}},
-	{"op": "remove_source", "concept_id": "metrics/revenue", "id": "does-not-exist"},
-	{"op": "set_usage_window", "concept_id": "metrics/revenue", "from": "2026-06-01T00:00:00Z", "to": "2026-06-30T00:00:00Z"},
-	{"op": "set_lifecycle", "concept_id": "metrics/gross-margin-legacy", "status": "deprecated", "stale_after": "2026-12-31T00:00:00Z"},
-	{"op": "put_attested_computation", "concept_id": "computations/revenue-ytd", "runtime": "bigquery", "attester": map[string]any{"resource": "attesters/sql_equality.py"}},
-	{"op": "set_lifecycle", "concept_id": "metrics/revenue", "status": "stable"},
+	{"op": "set_generated", "concept_id": "metrics/bookings", "by": "reference_agent/gemini-2.5-pro", "at": "2026-08-01T10:00:00Z"},
+	{"op": "ensure_verification", "concept_id": "metrics/bookings", "by": "process:finance-nightly", "at": "2026-08-02T02:00:00Z"},
+	{"op": "remove_verification", "concept_id": "metrics/utilisation", "by": "human:nobody"},
+	{"op": "put_source", "concept_id": "metrics/bookings", "source": map[string]any{"id": "fx", "resource": "https://example.com/fx", "title": "FX, daily", "usage_count": 12}},
+	{"op": "remove_source", "concept_id": "metrics/bookings", "id": "does-not-exist"},
+	{"op": "set_usage_window", "concept_id": "metrics/bookings", "from": "2026-06-01T00:00:00Z", "to": "2026-06-30T00:00:00Z"},
+	{"op": "set_lifecycle", "concept_id": "metrics/utilisation-legacy", "status": "deprecated", "stale_after": "2026-09-30T00:00:00Z"},
+	{"op": "put_attested_computation", "concept_id": "computations/bookings-quarter", "runtime": "postgres", "attester": map[string]any{"resource": "attesters/sql_check.py"}},
+	{"op": "set_lifecycle", "concept_id": "metrics/bookings", "status": "stable"},
 	{"op": "set_bundle_version", "version": "0.2"},
 }
 
 func TestConceptPatchPreviewApply(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	dir := ownBundle(t, instantBundle)
 	before := snapshotTree(t, dir)
 	args := patchArgs(dir, tenOps...)
 	prev := h.mustCall(t, "preview_concept_patch", args)
@@ -57,12 +57,12 @@ func TestConceptPatchPreviewApply(t *testing.T) {
 	if paths[len(paths)-1] != "index.md" {
 		t.Fatalf("root index.md not last: %v", paths)
 	}
-	orig, _ := os.ReadFile(filepath.Join(dir, "metrics/revenue.md"))
+	orig, _ := os.ReadFile(filepath.Join(dir, "metrics/bookings.md"))
 	res := h.mustCall(t, "apply_concept_patch", applyArgs(prev, args))
 	if res["status"] != "applied" || res["result_revision"] != prev["result_revision"] {
 		t.Fatalf("apply: %v", res)
 	}
-	now, _ := os.ReadFile(filepath.Join(dir, "metrics/revenue.md"))
+	now, _ := os.ReadFile(filepath.Join(dir, "metrics/bookings.md"))
 	// Untouched lines survive byte for byte: the body and every key the
 	// patch did not name.
 	origBody := string(orig[strings.Index(string(orig), "\n---\n"):])
@@ -76,7 +76,7 @@ func TestConceptPatchPreviewApply(t *testing.T) {
 			}
 		}
 	}
-	read := h.mustCall(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/revenue"})
+	read := h.mustCall(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings"})
 	pr := read["projection"].(map[string]any)
 	if pr["generated"].(map[string]any)["at"] != "2026-08-01T10:00:00Z" || len(pr["verified"].([]any)) < 2 {
 		t.Fatalf("projection after patch: %v", pr)

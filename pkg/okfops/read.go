@@ -51,17 +51,17 @@ var versionSchema = schema.Object("Resolved bundle format.", map[string]any{
 func (o *Ops) listConcepts() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"bundle_path": bundlePathSchema,
-		"prefix":      schema.String("Only concepts whose id starts with this (e.g. tables/).", 0, bundle.MaxConceptIDBytes),
-		"type":        schema.String("Only concepts of exactly this type.", 0, 200),
-		"limit":       schema.Integer("Page size (default 200).", 1, 1000),
-		"offset":      schema.Integer("Concepts to skip (default 0).", 0, 1_000_000),
+		"prefix":      schema.String("Id prefix, e.g. tables/.", 0, bundle.MaxConceptIDBytes),
+		"type":        schema.String("Exact type.", 0, 200),
+		"limit":       schema.Integer("Default 200.", 1, 1000),
+		"offset":      schema.Integer("", 0, 1_000_000),
 	}, "bundle_path")
 	row := schema.Object("", map[string]any{
 		"id":           conceptIDSchema,
 		"type":         schema.String("Concept type; empty when missing.", 0, 10_000),
-		"title":        schema.String("Title.", 0, 10_000),
+		"title":        schema.String("", 0, 10_000),
 		"status":       schema.String("Lifecycle status (stable when absent).", 0, 10_000),
-		"trust_tier":   schema.Enum("Trust tier derived from verified.", "unverified", "machine-confirmed", "human-reviewed"),
+		"trust_tier":   schema.Enum(trustTierDesc, doc.TrustTiers...),
 		"stale":        schema.Bool("Whether now is on or after stale_after."),
 		"stale_after":  schema.String("stale_after as written.", 0, 100),
 		"generated_at": schema.String("generated.at, or a legacy timestamp.", 0, 100),
@@ -74,7 +74,7 @@ func (o *Ops) listConcepts() registry.Operation {
 		"next_offset": schema.Integer("Offset of the next page.", 0, 1_000_000),
 		"has_more":    schema.Bool("Whether more concepts follow."),
 	}, "bundle", "concepts", "total", "next_offset", "has_more")
-	desc := "List a bundle's concepts with type, title, status, trust tier, staleness and generated time, reading frontmatter only. Paged by offset."
+	desc := "List a bundle's concepts (type, title, status, trust tier, staleness, generated time) from frontmatter only, paged by offset."
 	return o.op("list_concepts", "List OKF concepts", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in listIn) (listOut, error) {
 			if in.Limit == 0 {
@@ -224,7 +224,7 @@ func (o *Ops) readConcept() registry.Operation {
 		"legacy":          legacySchema,
 		"problems":        schema.Array("Conformance errors and warnings.", problemSchema, 100_000),
 	}, "id", "sha256", "bytes", "has_frontmatter", "frontmatter", "body", "temporal", "legacy", "problems")
-	desc := "Read one concept: its frontmatter and body byte-exact, a typed projection of the OKF families, legacy v0.1 fallbacks and conformance problems. Reads only that file."
+	desc := "Read one concept: frontmatter and body byte-exact, a typed projection, legacy v0.1 fallbacks and conformance problems."
 	return o.op("read_concept", "Read an OKF concept", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in readIn) (readOut, error) {
 			var out readOut

@@ -10,13 +10,19 @@ import (
 )
 
 // TestFixtureBundles lists, reads, searches, walks and validates every
-// fixture bundle (on a copy) and proves the read tools wrote nothing, not
-// even .okf/.
-func TestFixtureBundles(t *testing.T) {
+// own fixture bundle (on a copy) and proves the read tools wrote nothing,
+// not even .okf/.
+func TestFixtureBundles(t *testing.T) { checkReadTools(t, ownSource()) }
+
+// TestConformanceFixtureBundles does the same over the spec authors'
+// bundles (NOTEBRIDGE_OKF_FIXTURES).
+func TestConformanceFixtureBundles(t *testing.T) { checkReadTools(t, authorsSource(t)) }
+
+func checkReadTools(t *testing.T, src fixtureSource) {
 	h := newHarness(t, Config{})
-	for _, name := range fixtureBundles(t) {
+	for _, name := range src.bundles(t) {
 		t.Run(name, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, name))
+			dir := src.copy(t, name)
 			before := snapshotTree(t, dir)
 			ids := conceptIDs(t, dir)
 
@@ -102,11 +108,21 @@ func TestFixtureBundles(t *testing.T) {
 	}
 }
 
-// TestNeighbors checks links out, links in and sources on a known concept.
+// TestNeighbors checks links in and sources on known concepts.
 func TestNeighbors(t *testing.T) {
+	checkNeighbors(t, ownBundle(t, instantBundle), "computations/bookings-quarter", "policies/booking-recognition", "tables/rentals")
+}
+
+func TestConformanceNeighbors(t *testing.T) {
+	src := authorsSource(t)
+	checkNeighbors(t, src.copy(t, "v0.2-instant/acme_retail"), "computations/revenue-ytd", "policies/revenue-recognition", "tables/orders")
+}
+
+// checkNeighbors: computation has a source resolving to the existing
+// policy, and something links to table.
+func checkNeighbors(t *testing.T, dir, computation, policy, table string) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
-	got := h.mustCall(t, "get_neighbors", map[string]any{"bundle_path": dir, "concept_id": "computations/revenue-ytd"})
+	got := h.mustCall(t, "get_neighbors", map[string]any{"bundle_path": dir, "concept_id": computation})
 	srcs := got["sources"].([]any)
 	if len(srcs) == 0 {
 		t.Fatal("no sources")
@@ -114,14 +130,14 @@ func TestNeighbors(t *testing.T) {
 	resolved := false
 	for _, s := range srcs {
 		m := s.(map[string]any)
-		resolved = resolved || (m["concept_id"] == "policies/revenue-recognition" && m["exists"] == true)
+		resolved = resolved || (m["concept_id"] == policy && m["exists"] == true)
 	}
 	if !resolved {
-		t.Errorf("revenue policy source not resolved: %v", srcs)
+		t.Errorf("%s source not resolved: %v", policy, srcs)
 	}
-	in := h.mustCall(t, "get_neighbors", map[string]any{"bundle_path": dir, "concept_id": "tables/orders"})
+	in := h.mustCall(t, "get_neighbors", map[string]any{"bundle_path": dir, "concept_id": table})
 	if len(in["in"].([]any)) == 0 {
-		t.Errorf("nothing links to tables/orders: %v", in)
+		t.Errorf("nothing links to %s: %v", table, in)
 	}
 }
 

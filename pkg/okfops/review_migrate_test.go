@@ -1,7 +1,6 @@
 package okfops
 
 import (
-	"path/filepath"
 	"testing"
 )
 
@@ -10,7 +9,7 @@ import (
 // result_revision differs is not the previewed proof and must not replay.
 func TestReviewMigrationReplayNeedsTheSameProof(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.1/ga4"))
+	dir := ownBundle(t, v01Bundle)
 	prev, args := migrateFully(t, h, dir)
 	full := migrateApply(prev, args)
 	if res := h.mustCall(t, "apply_v02_migration", full); res["status"] != "applied" {

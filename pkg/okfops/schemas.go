@@ -1,8 +1,16 @@
 package okfops
 
-import "github.com/notebridge/notebridge/pkg/schema"
+import (
+	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
 
 const maxText = 100_000
+
+// trustTierDesc explains that a tier is what the document claims: a human:
+// verifier is a string any writer can supply, never review by this server.
+const trustTierDesc = "Derived from the verified strings as written: claimed-human-review when a human: verifier is present, " +
+	"which is a claim by whoever wrote the file (any caller can supply one), never review performed or confirmed by this server."
 
 func text(desc string) schema.S { return schema.String(desc, 0, maxText) }
 
@@ -11,38 +19,38 @@ var (
 		"by": text("Actor (producer/version, human:<id> or process:<id>)."),
 		"at": text("When, as written."),
 	}, "by")
-	windowSchema = schema.Object("", map[string]any{"from": text("Start, as written."), "to": text("End, as written.")})
+	windowSchema = schema.Object("", map[string]any{"from": text(""), "to": text("")})
 	sourceSchema = schema.Object("", map[string]any{
-		"id":            text("Key that footnotes [^id] cite."),
-		"resource":      text("URL, bundle path or scope descriptor (inert data, never fetched)."),
-		"title":         text("Label."),
-		"author":        text("Author actor."),
-		"usage_count":   schema.Integer("Exercises over the usage window.", -1<<53, 1<<53),
-		"last_modified": text("When the source last changed, as written."),
+		"id":            text(""),
+		"resource":      text("URL, bundle path or scope; never fetched."),
+		"title":         text(""),
+		"author":        text(""),
+		"usage_count":   schema.Integer("", -1<<53, 1<<53),
+		"last_modified": text(""),
 		"usage_window":  windowSchema,
 	}, "resource")
 	resourceRefSchema = schema.Object("", map[string]any{
-		"resource": text("Path or URL (inert data, never executed)."),
-		"receipt":  schema.Array("Receipt fields a run must return.", text("Field."), 10_000),
+		"resource": text(""),
+		"receipt":  schema.Array("", text(""), 10_000),
 	})
 	projectionSchema = schema.Object("Typed view of the OKF frontmatter families; wrongly shaped fields are omitted and reported in problems.", map[string]any{
-		"type":         text("Concept type."),
-		"title":        text("Title."),
-		"description":  text("One-line summary."),
+		"type":         text(""),
+		"title":        text(""),
+		"description":  text(""),
 		"resource":     text("Canonical URI of the described asset."),
-		"tags":         schema.Array("Tags.", text("Tag."), 10_000),
-		"sources":      schema.Array("Provenance.", sourceSchema, 10_000),
+		"tags":         schema.Array("", text(""), 10_000),
+		"sources":      schema.Array("", sourceSchema, 10_000),
 		"usage_window": windowSchema,
 		"generated":    actorstampSchema,
 		"verified":     schema.Array("Verification events (a bare mapping becomes one).", actorstampSchema, 10_000),
-		"trust_tier":   schema.Enum("Derived from verified.", "unverified", "machine-confirmed", "human-reviewed"),
+		"trust_tier":   schema.Enum(trustTierDesc, doc.TrustTiers...),
 		"status":       text("Lifecycle status (stable when absent)."),
 		"stale_after":  text("Stale on or after this date or instant."),
-		"runtime":      text("Attested Computation runtime."),
-		"parameters": schema.Array("Attested Computation parameters.", schema.Object("", map[string]any{
-			"name": text("Name."), "type": text("Type."), "required": schema.Bool("Required."),
+		"runtime":      text(""),
+		"parameters": schema.Array("", schema.Object("", map[string]any{
+			"name": text(""), "type": text(""), "required": schema.Bool(""),
 		}, "name", "type", "required"), 10_000),
-		"computation":      text("Path of the computation file."),
+		"computation":      text(""),
 		"executor":         resourceRefSchema,
 		"attester":         resourceRefSchema,
 		"legacy_timestamp": text("v0.1 timestamp."),
@@ -54,7 +62,7 @@ var (
 	}, "path", "value", "kind")
 	legacySchema = schema.Object("v0.1 fallbacks.", map[string]any{
 		"timestamp": text("Legacy timestamp key."),
-		"citations": schema.Array("Items of a legacy # Citations section.", text("Citation."), 10_000),
+		"citations": schema.Array("Items of a legacy # Citations section.", text(""), 10_000),
 	})
 	problemSchema = schema.Object("", map[string]any{
 		"code":     schema.String("Stable problem code.", 1, 64),

@@ -36,12 +36,12 @@ func (o *Ops) searchConcepts() registry.Operation {
 	maxHits := o.cfg.Limits.MaxHits
 	in := schema.Object("", map[string]any{
 		"bundle_path": bundlePathSchema,
-		"query":       schema.String("Literal text; matched case-insensitively (no operators, no regular expressions).", 1, 500),
-		"limit":       schema.Integer("Most hits to return (default 50).", 1, int64(maxHits)),
+		"query":       schema.String("Literal, case-insensitive.", 1, 500),
+		"limit":       schema.Integer("Default 50.", 1, int64(maxHits)),
 	}, "bundle_path", "query")
 	hit := schema.Object("", map[string]any{
 		"id":      conceptIDSchema,
-		"title":   text("Title."),
+		"title":   text(""),
 		"field":   schema.Enum("First field that matched.", "id", "title", "description", "tags", "body"),
 		"snippet": schema.String("Text around the match.", 0, 1000),
 	}, "id", "field", "snippet")
@@ -51,7 +51,7 @@ func (o *Ops) searchConcepts() registry.Operation {
 		"unparseable": schema.Integer("Concepts skipped because they do not parse.", 0, 1_000_000),
 		"truncated":   schema.Bool("Whether more concepts matched than were returned."),
 	}, "hits", "scanned", "unparseable", "truncated")
-	desc := "Search concept ids, titles, descriptions, tags and bodies for literal text, case-insensitively, with a bounded number of hits."
+	desc := "Search concept ids, titles, descriptions, tags and bodies for literal text, case-insensitively, with bounded hits."
 	return o.op("search_concepts", "Search OKF concepts", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in searchIn) (searchOut, error) {
 			if in.Limit == 0 {

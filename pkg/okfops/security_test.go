@@ -17,7 +17,7 @@ import (
 func TestSymlinkMatrix(t *testing.T) {
 	h := newHarness(t, Config{})
 	base := t.TempDir()
-	real := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	real := ownBundle(t, instantBundle)
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "secret.md"), []byte("---\ntype: Secret\n---\nDO-NOT-READ\n"), 0o644)
 
@@ -26,9 +26,9 @@ func TestSymlinkMatrix(t *testing.T) {
 	ancestor := filepath.Join(base, "anc-link")
 	os.Symlink(filepath.Dir(real), ancestor)
 
-	withFile := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	withFile := ownBundle(t, instantBundle)
 	os.Symlink(filepath.Join(outside, "secret.md"), filepath.Join(withFile, "metrics/leak.md"))
-	withDir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	withDir := ownBundle(t, instantBundle)
 	os.Symlink(outside, filepath.Join(withDir, "linked"))
 
 	type call struct {
@@ -48,8 +48,8 @@ func TestSymlinkMatrix(t *testing.T) {
 	cases := []struct {
 		name, dir, id string
 	}{
-		{"symlinked bundle path", linkRoot, "metrics/revenue"},
-		{"symlinked ancestor", filepath.Join(ancestor, filepath.Base(real)), "metrics/revenue"},
+		{"symlinked bundle path", linkRoot, "metrics/bookings"},
+		{"symlinked ancestor", filepath.Join(ancestor, filepath.Base(real)), "metrics/bookings"},
 		{"symlinked file inside", withFile, "metrics/leak"},
 		{"symlinked directory inside", withDir, "linked/secret"},
 	}
@@ -76,17 +76,17 @@ func TestSymlinkMatrix(t *testing.T) {
 // operations is caught by the next one.
 func TestSwapAfterCheck(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	dir := ownBundle(t, instantBundle)
 	outside := t.TempDir()
-	os.WriteFile(filepath.Join(outside, "revenue.md"), []byte("---\ntype: Evil\n---\n"), 0o644)
-	h.mustCall(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/revenue"})
+	os.WriteFile(filepath.Join(outside, "bookings.md"), []byte("---\ntype: Evil\n---\n"), 0o644)
+	h.mustCall(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings"})
 	os.Rename(filepath.Join(dir, "metrics"), filepath.Join(t.TempDir(), "moved"))
 	os.Symlink(outside, filepath.Join(dir, "metrics"))
-	_, derr := h.call(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/revenue"})
+	_, derr := h.call(t, "read_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings"})
 	wantCode(t, derr, "PATH_REJECTED")
-	_, derr = h.call(t, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/revenue", "content": "---\ntype: Metric\n---\n"})
+	_, derr = h.call(t, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings", "content": "---\ntype: Metric\n---\n"})
 	wantCode(t, derr, "PATH_REJECTED")
-	if b, _ := os.ReadFile(filepath.Join(outside, "revenue.md")); string(b) != "---\ntype: Evil\n---\n" {
+	if b, _ := os.ReadFile(filepath.Join(outside, "bookings.md")); string(b) != "---\ntype: Evil\n---\n" {
 		t.Fatal("write went through the swapped-in symlink")
 	}
 }

@@ -47,15 +47,15 @@ type temporalPreviewOut struct {
 }
 
 func temporalInput(apply bool) schema.S {
-	mapping := schema.Object("Converts one date to an instant, optionally only for one concept and/or field.", map[string]any{
-		"date":       schema.String("Calendar date YYYY-MM-DD as written in the bundle.", 1, 64),
-		"instant":    schema.String("RFC 3339 datetime with explicit offset; its YYYY-MM-DD prefix must equal date.", 1, 64),
+	mapping := schema.Object("", map[string]any{
+		"date":       schema.String("YYYY-MM-DD as written.", 1, 64),
+		"instant":    schema.String("RFC 3339 with offset, on that date.", 1, 64),
 		"concept_id": conceptIDSchema,
-		"field":      schema.String("Profile field path, e.g. stale_after, usage_window.from, sources[2].last_modified.", 1, 64),
+		"field":      schema.String("Field path, e.g. sources[2].last_modified.", 1, 64),
 	}, "date", "instant")
 	props := map[string]any{
 		"bundle_path": bundlePathSchema,
-		"mappings":    schema.Array("Date to instant mappings; the most specific match wins (concept+field, concept, field, global).", mapping, maxTemporalMappings),
+		"mappings":    schema.Array("Most specific match wins: concept+field, concept, field, global.", mapping, maxTemporalMappings),
 	}
 	req := []string{"bundle_path"}
 	if apply {
@@ -73,7 +73,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 		"unmapped_dates": schema.Array("Distinct dates that still need a mapping, sorted (first 100,000).",
 			schema.String("Date.", 10, 10), maxTemporalMappings),
 	}), append(append([]string(nil), previewRequired...), "unmapped_dates")...)
-	desc := "Preview upgrading date-profile fields (stale_after, usage_window, sources[].last_modified/usage_window) to instants using explicit date to instant mappings; no time or offset is inferred. Writes nothing; returns a diff and a plan digest."
+	desc := "Preview upgrading date fields (stale_after, usage_window, sources[].last_modified/usage_window) to instants by explicit mappings; nothing is inferred. Writes nothing; returns a diff and a plan digest."
 	return o.op("preview_temporal_upgrade", "Preview an OKF temporal upgrade", desc, registry.EffectRead, temporalInput(false), out,
 		registry.Func(func(ctx context.Context, in temporalIn) (temporalPreviewOut, error) {
 			req, err := compileTemporal(in.Mappings)
@@ -105,7 +105,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 }
 
 func (o *Ops) applyTemporalUpgrade() registry.Operation {
-	desc := "Apply a previewed temporal upgrade. The plan is rebuilt from the live bundle and must match plan_digest; the commit is compare-and-swap on base_revision. An identical retry replays the durable receipt."
+	desc := "Apply a previewed temporal upgrade: the rebuilt plan must match plan_digest and the bundle base_revision. An identical retry replays the receipt."
 	return o.op("apply_temporal_upgrade", "Apply an OKF temporal upgrade", desc, registry.EffectUpdate, temporalInput(true), applyOutSchema,
 		registry.Func(func(ctx context.Context, in temporalIn) (applyOut, error) {
 			req, err := compileTemporal(in.Mappings)

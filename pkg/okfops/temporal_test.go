@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
 
@@ -39,7 +38,7 @@ func midnightMappings(dates []any) []map[string]any {
 }
 
 func dateBundle(t *testing.T) string {
-	return copyTree(t, filepath.Join(fixtureRoot, "v0.2-date/acme_retail"))
+	return ownBundle(t, dateFixture)
 }
 
 // upgradableArgs previews dir without mappings and returns arguments that
@@ -74,113 +73,6 @@ var midnightRE = regexp.MustCompile(`(\d{4}-\d{2}-\d{2})T00:00:00Z`)
 // profileLineRE matches a frontmatter line holding a profile field value.
 var profileLineRE = regexp.MustCompile(`^[+-](stale_after|\s+last_modified|usage_window): `)
 
-func TestTemporalUpgradeFixture(t *testing.T) {
-	h := newHarness(t, Config{})
-	dir := dateBundle(t)
-	orig := snapshotTree(t, dir)
-
-	empty := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
-	if empty["status"] != "incomplete" || empty["plan_digest"] != nil || empty["result_revision"] != nil {
-		t.Fatalf("preview without mappings: %v", empty)
-	}
-	dates := empty["unmapped_dates"].([]any)
-	for _, want := range []string{"2026-04-01", "2026-06-15", "2026-06-30", "2026-07-01", "2026-12-31"} {
-		found := false
-		for _, d := range dates {
-			found = found || d == want
-		}
-		if !found {
-			t.Fatalf("unmapped_dates %v lack %s", dates, want)
-		}
-	}
-	if !sort.SliceIsSorted(dates, func(i, j int) bool { return dates[i].(string) < dates[j].(string) }) {
-		t.Fatalf("unmapped_dates not sorted: %v", dates)
-	}
-	seen := map[string]bool{}
-	for _, d := range empty["diagnostics"].([]any) {
-		dm := d.(map[string]any)
-		if dm["code"] == "unmapped_date" {
-			if dm["index"].(float64) != -1 || dm["concept_id"] == "" {
-				t.Fatalf("bad unmapped diagnostic %v", dm)
-			}
-			seen[dm["concept_id"].(string)+" "+dm["message"].(string)] = true
-		}
-	}
-	if !seen["tables/orders usage_window.from: no mapping for date 2026-04-01"] ||
-		!seen["metrics/revenue sources[0].last_modified: no mapping for date 2026-06-15"] {
-		t.Fatalf("unmapped diagnostics: %v", seen)
-	}
-	if len(empty["affected_paths"].([]any)) != 0 || len(empty["diff"].([]any)) != 0 {
-		t.Fatalf("incomplete preview carries a plan: %v", empty)
-	}
-
-	args := temporalArgs(dir, midnightMappings(dates)...)
-	prev := h.mustCall(t, "preview_temporal_upgrade", args)
-	if prev["status"] != "applicable" || prev["plan_digest"] == nil || prev["result_revision"] == nil {
-		t.Fatalf("preview: %v", prev)
-	}
-	if len(prev["unmapped_dates"].([]any)) != 0 {
-		t.Fatalf("unmapped dates left: %v", prev["unmapped_dates"])
-	}
-	// Every changed line of every diff is a profile field line.
-	for _, fd := range prev["diff"].([]any) {
-		diff := fd.(map[string]any)["diff"].(string)
-		for _, line := range strings.Split(diff, "\n") {
-			if (strings.HasPrefix(line, "+") || strings.HasPrefix(line, "-")) &&
-				!strings.HasPrefix(line, "+++") && !strings.HasPrefix(line, "---") && !profileLineRE.MatchString(line) {
-				t.Fatalf("%s: diff changes a non-profile line %q", fd.(map[string]any)["path"], line)
-			}
-		}
-	}
-	assertNoWrite(t, orig, dir)
-
-	res := h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
-	if res["status"] != "applied" || res["result_revision"] != prev["result_revision"] || res["change_id"] != prev["plan_digest"] {
-		t.Fatalf("apply: %v", res)
-	}
-	if len(res["affected_paths"].([]any)) != len(prev["affected_paths"].([]any)) {
-		t.Fatalf("affected paths %v, preview said %v", res["affected_paths"], prev["affected_paths"])
-	}
-
-	// Substituting the dates back restores every original byte.
-	src := filepath.Join(fixtureRoot, "v0.2-date/acme_retail")
-	for _, p := range prev["affected_paths"].([]any) {
-		was, _ := os.ReadFile(filepath.Join(src, p.(string)))
-		now, _ := os.ReadFile(filepath.Join(dir, p.(string)))
-		if string(was) == string(now) {
-			t.Fatalf("%s did not change", p)
-		}
-		if back := midnightRE.ReplaceAll(now, []byte("$1")); string(back) != string(was) {
-			t.Fatalf("%s: changed beyond the date values", p)
-		}
-	}
-	// Where the instant fixture differs from the date fixture only in the
-	// profile values, the result is byte-identical to it.
-	for _, rel := range []string{"metrics/revenue.md", "metrics/gross-margin.md", "tables/orders.md", "policies/margin-standard.md", "policies/revenue-recognition.md"} {
-		want, err := os.ReadFile(filepath.Join(fixtureRoot, "v0.2-instant/acme_retail", rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, _ := os.ReadFile(filepath.Join(dir, rel))
-		if string(got) != string(want) {
-			t.Fatalf("%s differs from the instant fixture", rel)
-		}
-	}
-
-	v := h.mustCall(t, "validate_bundle", map[string]any{"bundle_path": dir})
-	if v["bundle"].(map[string]any)["temporal_profile"] != "instant" || v["conformant"] != true {
-		t.Fatalf("validate after upgrade: %v", v)
-	}
-	l := h.mustCall(t, "list_concepts", map[string]any{"bundle_path": dir})
-	if l["bundle"].(map[string]any)["temporal_profile"] != "instant" {
-		t.Fatalf("list after upgrade: %v", l["bundle"])
-	}
-	again := h.mustCall(t, "preview_temporal_upgrade", args)
-	if again["status"] != "noop" || again["plan_digest"] != nil {
-		t.Fatalf("preview after upgrade: %v", again)
-	}
-}
-
 func TestTemporalPreviewWritesNothing(t *testing.T) {
 	h := newHarness(t, Config{})
 	dir := dateBundle(t)
@@ -194,30 +86,30 @@ func TestTemporalPreviewWritesNothing(t *testing.T) {
 
 func TestTemporalNoopIncompleteRejected(t *testing.T) {
 	h := newHarness(t, Config{})
-	inst := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	inst := ownBundle(t, instantBundle)
 	before := snapshotTree(t, inst)
-	noop := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(inst, map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}))
+	noop := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(inst, map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}))
 	if noop["status"] != "noop" || noop["plan_digest"] != nil || noop["result_revision"] != nil || len(noop["affected_paths"].([]any)) != 0 {
 		t.Fatalf("instant bundle: %v", noop)
 	}
 	assertNoWrite(t, before, inst)
 
 	dir := dateBundle(t)
-	partial := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}))
+	partial := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir, map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}))
 	if partial["status"] != "incomplete" || partial["plan_digest"] != nil {
 		t.Fatalf("partial mappings: %v", partial)
 	}
 	for _, d := range partial["unmapped_dates"].([]any) {
-		if d == "2026-12-31" {
+		if d == "2026-09-30" {
 			t.Fatal("a mapped date is listed as unmapped")
 		}
 	}
 	_, derr := h.call(t, "apply_temporal_upgrade", map[string]any{"bundle_path": dir,
-		"mappings":      []any{map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}},
+		"mappings":      []any{map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}},
 		"base_revision": partial["base_revision"], "plan_digest": "sha256:" + strings.Repeat("0", 64)})
 	wantCode(t, derr, domainerr.PlanMismatch)
 
-	good := map[string]any{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z"}
+	good := map[string]any{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z"}
 	cases := []struct {
 		name    string
 		mapping []map[string]any
@@ -225,17 +117,17 @@ func TestTemporalNoopIncompleteRejected(t *testing.T) {
 		index   float64
 	}{
 		{"bad date", []map[string]any{good, {"date": "2026-02-30", "instant": "2026-02-30T00:00:00Z"}}, "bad_date", 1},
-		{"not a date", []map[string]any{{"date": "2026-12-31T00:00:00Z", "instant": "2026-12-31T00:00:00Z"}}, "bad_date", 0},
-		{"no offset", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00"}}, "bad_instant", 0},
-		{"day change", []map[string]any{good, {"date": "2026-06-15", "instant": "2026-06-16T00:00:00Z"}}, "mapping_changes_day", 1},
-		{"offset moves the day", []map[string]any{{"date": "2026-12-31", "instant": "2027-01-01T04:00:00+05:00"}}, "mapping_changes_day", 0},
-		{"conflicting", []map[string]any{good, {"date": "2026-12-31", "instant": "2026-12-31T09:00:00+09:00"}}, "conflicting_mappings", 1},
+		{"not a date", []map[string]any{{"date": "2026-09-30T00:00:00Z", "instant": "2026-09-30T00:00:00Z"}}, "bad_date", 0},
+		{"no offset", []map[string]any{{"date": "2026-09-30", "instant": "2026-09-30T00:00:00"}}, "bad_instant", 0},
+		{"day change", []map[string]any{good, {"date": "2026-03-10", "instant": "2026-03-11T00:00:00Z"}}, "mapping_changes_day", 1},
+		{"offset moves the day", []map[string]any{{"date": "2026-09-30", "instant": "2026-10-01T04:00:00+05:00"}}, "mapping_changes_day", 0},
+		{"conflicting", []map[string]any{good, {"date": "2026-09-30", "instant": "2026-09-30T09:00:00+09:00"}}, "conflicting_mappings", 1},
 		{"conflicting scoped", []map[string]any{
-			{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "concept_id": "metrics/revenue"},
+			{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z", "concept_id": "metrics/bookings"},
 			good,
-			{"date": "2026-12-31", "instant": "2026-12-31T01:00:00Z", "concept_id": "metrics/revenue"}}, "conflicting_mappings", 2},
-		{"bad field", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "field": "title"}}, "bad_field", 0},
-		{"bad concept", []map[string]any{{"date": "2026-12-31", "instant": "2026-12-31T00:00:00Z", "concept_id": "../x"}}, "bad_concept_id", 0},
+			{"date": "2026-09-30", "instant": "2026-09-30T01:00:00Z", "concept_id": "metrics/bookings"}}, "conflicting_mappings", 2},
+		{"bad field", []map[string]any{{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z", "field": "title"}}, "bad_field", 0},
+		{"bad concept", []map[string]any{{"date": "2026-09-30", "instant": "2026-09-30T00:00:00Z", "concept_id": "../x"}}, "bad_concept_id", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -266,9 +158,9 @@ func TestTemporalNoopIncompleteRejected(t *testing.T) {
 func TestTemporalRejectsUneditableValue(t *testing.T) {
 	h := newHarness(t, Config{})
 	dir := dateBundle(t)
-	p := filepath.Join(dir, "metrics/revenue.md")
+	p := filepath.Join(dir, "metrics/bookings.md")
 	raw, _ := os.ReadFile(p)
-	tagged := strings.Replace(string(raw), "stale_after: 2026-12-31", "stale_after: !!str 2026-12-31", 1)
+	tagged := strings.Replace(string(raw), "stale_after: 2026-09-30", "stale_after: !!str 2026-09-30", 1)
 	if tagged == string(raw) {
 		t.Fatal("fixture changed")
 	}
@@ -281,7 +173,7 @@ func TestTemporalRejectsUneditableValue(t *testing.T) {
 	found := false
 	for _, d := range prev["diagnostics"].([]any) {
 		dm := d.(map[string]any)
-		found = found || (dm["concept_id"] == "metrics/revenue" && dm["code"] == "ambiguous_yaml" && dm["severity"] == "error")
+		found = found || (dm["concept_id"] == "metrics/bookings" && dm["code"] == "ambiguous_yaml" && dm["severity"] == "error")
 	}
 	if !found {
 		t.Fatalf("diagnostics: %v", prev["diagnostics"])
@@ -291,9 +183,9 @@ func TestTemporalRejectsUneditableValue(t *testing.T) {
 func TestTemporalInvalidValuesLeftAlone(t *testing.T) {
 	h := newHarness(t, Config{})
 	dir := dateBundle(t)
-	p := filepath.Join(dir, "policies/margin-standard.md")
+	p := filepath.Join(dir, "policies/fleet-standard.md")
 	raw, _ := os.ReadFile(p)
-	bad := strings.Replace(string(raw), "stale_after: 2026-12-31", "stale_after: next spring", 1)
+	bad := strings.Replace(string(raw), "stale_after: 2026-09-30", "stale_after: next spring", 1)
 	os.WriteFile(p, []byte(bad), 0o644)
 	args := upgradableArgs(t, h, dir)
 	prev := h.mustCall(t, "preview_temporal_upgrade", args)
@@ -303,7 +195,7 @@ func TestTemporalInvalidValuesLeftAlone(t *testing.T) {
 	found := false
 	for _, d := range prev["diagnostics"].([]any) {
 		dm := d.(map[string]any)
-		found = found || (dm["concept_id"] == "policies/margin-standard" && dm["code"] == "invalid_temporal_left" && dm["severity"] == "info")
+		found = found || (dm["concept_id"] == "policies/fleet-standard" && dm["code"] == "invalid_temporal_left" && dm["severity"] == "info")
 	}
 	if !found {
 		t.Fatalf("diagnostics: %v", prev["diagnostics"])
@@ -345,7 +237,7 @@ func TestTemporalApplyOutcomes(t *testing.T) {
 		dir := dateBundle(t)
 		args := upgradableArgs(t, h, dir)
 		prev := h.mustCall(t, "preview_temporal_upgrade", args)
-		p := filepath.Join(dir, "metrics/revenue.md")
+		p := filepath.Join(dir, "metrics/bookings.md")
 		raw, _ := os.ReadFile(p)
 		external := string(raw) + "\nAn external edit.\n"
 		if err := os.WriteFile(p, []byte(external), 0o644); err != nil {
@@ -359,7 +251,7 @@ func TestTemporalApplyOutcomes(t *testing.T) {
 		if got, _ := os.ReadFile(p); string(got) != external {
 			t.Fatal("the external write was overwritten")
 		}
-		if got, _ := os.ReadFile(filepath.Join(dir, "tables/orders.md")); !strings.Contains(string(got), "stale_after: 2026-12-31\n") {
+		if got, _ := os.ReadFile(filepath.Join(dir, "tables/rentals.md")); !strings.Contains(string(got), "stale_after: 2026-09-30\n") {
 			t.Fatal("a conflicting apply wrote another file")
 		}
 	})
@@ -370,7 +262,7 @@ func TestTemporalApplyOutcomes(t *testing.T) {
 		prev := h.mustCall(t, "preview_temporal_upgrade", args)
 		before := snapshotTree(t, dir)
 		other := temporalArgs(dir, append(toMaps(args["mappings"]),
-			map[string]any{"date": "2026-12-31", "instant": "2026-12-31T12:00:00Z", "concept_id": "metrics/revenue"})...)
+			map[string]any{"date": "2026-09-30", "instant": "2026-09-30T12:00:00Z", "concept_id": "metrics/bookings"})...)
 		_, derr := h.call(t, "apply_temporal_upgrade", temporalApplyArgs(prev, other))
 		wantCode(t, derr, domainerr.PlanMismatch)
 
@@ -409,12 +301,12 @@ func TestTemporalScopedMappings(t *testing.T) {
 	dir := dateBundle(t)
 	global := toMaps(upgradableArgs(t, h, dir)["mappings"])
 	ms := append(global,
-		map[string]any{"date": "2026-12-31", "instant": "2026-12-31T23:59:59+02:00", "concept_id": "metrics/revenue", "field": "stale_after"},
-		map[string]any{"date": "2026-12-31", "instant": "2026-12-31T18:00:00Z", "concept_id": "metrics/revenue"},
-		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T12:00:00Z", "concept_id": "tables/orders"},
-		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T01:00:00Z", "concept_id": "tables/orders", "field": "sources[0].last_modified"},
-		map[string]any{"date": "2026-04-01", "instant": "2026-04-01T08:00:00-05:00", "field": "usage_window.from"},
-		map[string]any{"date": "2026-06-15", "instant": "2026-06-15T06:30:00+01:00", "field": "sources[1].last_modified"},
+		map[string]any{"date": "2026-09-30", "instant": "2026-09-30T23:59:59+02:00", "concept_id": "metrics/bookings", "field": "stale_after"},
+		map[string]any{"date": "2026-09-30", "instant": "2026-09-30T18:00:00Z", "concept_id": "metrics/bookings"},
+		map[string]any{"date": "2026-03-10", "instant": "2026-03-10T12:00:00Z", "concept_id": "tables/rentals"},
+		map[string]any{"date": "2026-03-10", "instant": "2026-03-10T01:00:00Z", "concept_id": "tables/rentals", "field": "sources[0].last_modified"},
+		map[string]any{"date": "2026-01-01", "instant": "2026-01-01T08:00:00-05:00", "field": "usage_window.from"},
+		map[string]any{"date": "2026-03-10", "instant": "2026-03-10T06:30:00+01:00", "field": "sources[1].last_modified"},
 	)
 	args := temporalArgs(dir, ms...)
 	prev := h.mustCall(t, "preview_temporal_upgrade", args)
@@ -426,16 +318,16 @@ func TestTemporalScopedMappings(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, rel))
 		return string(b)
 	}
-	revenue, orders, margin := read("metrics/revenue.md"), read("tables/orders.md"), read("metrics/gross-margin.md")
+	bookings, rentals, util := read("metrics/bookings.md"), read("tables/rentals.md"), read("metrics/utilisation.md")
 	for _, c := range []struct{ doc, want string }{
-		{revenue, "stale_after: 2026-12-31T23:59:59+02:00\n"},                                   // concept+field beats concept and global
-		{revenue, "last_modified: 2026-06-15T00:00:00Z\n"},                                      // field-scoped sources[1] does not apply to sources[0]
-		{orders, "stale_after: 2026-12-31T00:00:00Z\n"},                                         // global
-		{orders, "last_modified: 2026-06-15T01:00:00Z\n"},                                       // concept+field
-		{orders, "last_modified: 2026-06-15T12:00:00Z\n"},                                       // concept beats field-only
-		{orders, "usage_window: { from: 2026-04-01T08:00:00-05:00, to: 2026-06-30T00:00:00Z }"}, // field beats global
-		{margin, "stale_after: 2026-12-31T00:00:00Z\n"},                                         // another concept keeps the global
-		{margin, "last_modified: 2026-06-15T06:30:00+01:00\n"},                                  // field-only beats global
+		{bookings, "stale_after: 2026-09-30T23:59:59+02:00\n"},                                   // concept+field beats concept and global
+		{bookings, "last_modified: 2026-03-10T00:00:00Z\n"},                                      // field-scoped sources[1] does not apply to sources[0]
+		{rentals, "stale_after: 2026-09-30T00:00:00Z\n"},                                         // global
+		{rentals, "last_modified: 2026-03-10T01:00:00Z\n"},                                       // concept+field
+		{rentals, "last_modified: 2026-03-10T12:00:00Z\n"},                                       // concept beats field-only
+		{rentals, "usage_window: { from: 2026-01-01T08:00:00-05:00, to: 2026-03-31T00:00:00Z }"}, // field beats global
+		{util, "stale_after: 2026-09-30T00:00:00Z\n"},                                            // another concept keeps the global
+		{util, "last_modified: 2026-03-10T06:30:00+01:00\n"},                                     // field-only beats global
 	} {
 		if !strings.Contains(c.doc, c.want) {
 			t.Errorf("missing %q", c.want)
@@ -451,47 +343,6 @@ func TestTemporalScopedMappings(t *testing.T) {
 	b := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir2, rev...))
 	if a["request_digest"] != b["request_digest"] || a["plan_digest"] != b["plan_digest"] {
 		t.Fatal("mapping order changed the request digest")
-	}
-}
-
-// TestTemporalEveryFixture upgrades every date-profile fixture with
-// midnight UTC mappings and finds nothing to do in instant fixtures.
-func TestTemporalEveryFixture(t *testing.T) {
-	h := newHarness(t, Config{})
-	for _, name := range fixtureBundles(t) {
-		profile, _, _ := strings.Cut(name, "/")
-		if profile != "v0.2-date" && profile != "v0.2-instant" {
-			continue
-		}
-		t.Run(name, func(t *testing.T) {
-			dir := copyTree(t, filepath.Join(fixtureRoot, name))
-			if profile == "v0.2-instant" {
-				prev := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
-				if prev["status"] != "noop" || prev["plan_digest"] != nil {
-					t.Fatalf("preview: %v", prev)
-				}
-				return
-			}
-			first := h.mustCall(t, "preview_temporal_upgrade", temporalArgs(dir))
-			if first["status"] == "noop" {
-				// Some date fixtures carry no profile fields at all.
-				v := h.mustCall(t, "validate_bundle", map[string]any{"bundle_path": dir})
-				if v["bundle"].(map[string]any)["temporal_profile"] != "none" {
-					t.Fatalf("noop preview on a bundle with profile %v", v["bundle"])
-				}
-				return
-			}
-			args := upgradableArgs(t, h, dir)
-			prev := h.mustCall(t, "preview_temporal_upgrade", args)
-			if prev["status"] != "applicable" {
-				t.Fatalf("preview: %v", prev)
-			}
-			h.mustCall(t, "apply_temporal_upgrade", temporalApplyArgs(prev, args))
-			v := h.mustCall(t, "validate_bundle", map[string]any{"bundle_path": dir})
-			if v["bundle"].(map[string]any)["temporal_profile"] != "instant" {
-				t.Fatalf("validate after upgrade: %v", v["bundle"])
-			}
-		})
 	}
 }
 

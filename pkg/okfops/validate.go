@@ -54,7 +54,7 @@ func (o *Ops) validateBundle() registry.Operation {
 		"truncated":       schema.Bool("Whether the problem list was cut at its bound."),
 		"journal_pending": schema.Bool("Whether an interrupted commit awaits recovery (the next write completes it)."),
 	}, "bundle", "conformant", "files", "concepts", "errors", "warnings", "problems", "truncated", "journal_pending")
-	desc := "Check a bundle against OKF conformance and the provenance, trust, lifecycle and computation families. A non-conformant bundle is reported as data, not as an error."
+	desc := "Check a bundle against OKF conformance and the provenance, trust, lifecycle and computation families; problems are reported as data."
 	return o.op("validate_bundle", "Validate an OKF bundle", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in validateIn) (validateOut, error) {
 			var out validateOut

@@ -73,6 +73,13 @@ func newPreview(p *plan.Plan, diags []Diagnostic) previewOut {
 	return out
 }
 
+// humanVerifierNote flags a human: verifier the caller wrote: it is stored
+// as data, and reads report it as claimed-human-review, never as review.
+func humanVerifierNote(index int, conceptID string) Diagnostic {
+	return Diagnostic{Index: index, ConceptID: conceptID, Code: "caller_supplied_human_verifier", Severity: "info",
+		Message: "the human: verifier is recorded as data from the caller; this server did not perform or confirm a review, and reads report it as claimed-human-review"}
+}
+
 func hasErrors(diags []Diagnostic) bool {
 	for _, d := range diags {
 		if d.Severity == "error" {
@@ -95,14 +102,15 @@ type binding struct {
 // derived from the expected digest; otherwise check the live revision,
 // rebuild the plan, compare digests and commit with compare-and-swap.
 // build must return the plan rebuilt from base (nil plan means "not
-// apply-ready", reported as PLAN_MISMATCH).
+// apply-ready", reported as PLAN_MISMATCH). A no-op plan applied with an
+// empty expected digest (a noop preview carries none) returns noop.
 func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, build func(base store.Manifest) (*plan.Plan, error)) (applyOut, error) {
 	st := o.newStore(b)
 	key := plan.IdempotencyKey(bind.Kind, bind.ExpectedDigest)
 	if pending, err := store.JournalPending(b.Root); err != nil {
 		return applyOut{}, bundle.PathErr(err)
 	} else if pending {
-		if err := st.Recover(); err != nil {
+		if err := st.Recover(ctx); err != nil {
 			return applyOut{}, bundle.PathErr(err)
 		}
 	}
@@ -124,7 +132,13 @@ func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, bui
 	if err != nil {
 		return applyOut{}, err
 	}
-	if p == nil || p.Digest != bind.ExpectedDigest {
+	if p != nil && p.Noop() && bind.ExpectedDigest == "" {
+		// A matching no-op: the live revision is the one the preview saw
+		// and the rebuilt plan still changes nothing. Nothing is written,
+		// not even .okf/.
+		return applyOut{Status: "noop", Actor: Actor, BaseRevision: base.Revision, ResultRevision: base.Revision, AffectedPaths: []string{}}, nil
+	}
+	if p == nil || p.Noop() || p.Digest != bind.ExpectedDigest {
 		return applyOut{}, domainerr.New(domainerr.PlanMismatch,
 			"the plan rebuilt from the live bundle does not match expected_plan_digest; preview again")
 	}
@@ -182,7 +196,7 @@ func (o *Ops) newStore(b *bundle.Bundle) *store.Store {
 
 // Shared workflow schemas.
 var (
-	digestSchema     = schema.String("Plan digest, sha256:<hex>.", 0, 80)
+	digestSchema     = schema.String("", 0, 80)
 	diagnosticSchema = schema.Object("", map[string]any{
 		"index":      schema.Integer("Operation or mapping index; -1 when none.", -1, 1_000_000),
 		"concept_id": text("Concept concerned."),
@@ -195,9 +209,9 @@ var (
 		"result_revision": revisionSchema,
 		"plan_digest":     digestSchema,
 		"request_digest":  digestSchema,
-		"affected_paths":  schema.Array("Files the plan writes, root index.md last.", text("Path."), 1_000_000),
+		"affected_paths":  schema.Array("Files the plan writes, root index.md last.", text(""), 1_000_000),
 		"diff": schema.Array("Unified diffs (first 200 files).", schema.Object("", map[string]any{
-			"path": text("Path."), "diff": schema.String("Unified diff.", 0, 1<<20),
+			"path": text(""), "diff": schema.String("Unified diff.", 0, 1<<20),
 		}, "path", "diff"), maxDiffFiles),
 		"diagnostics": schema.Array("Findings.", diagnosticSchema, 1_000_000),
 	}
@@ -209,7 +223,7 @@ var (
 		"actor":           schema.Enum("Fixed adapter principal recorded in the receipt.", Actor),
 		"base_revision":   revisionSchema,
 		"result_revision": revisionSchema,
-		"affected_paths":  schema.Array("Files written.", text("Path."), 1_000_000),
+		"affected_paths":  schema.Array("Files written.", text(""), 1_000_000),
 		"committed_at":    schema.String("When the receipt was made.", 0, 64),
 	}, "status", "actor", "base_revision", "result_revision", "affected_paths")
 )

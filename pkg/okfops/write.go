@@ -3,6 +3,7 @@ package okfops
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -31,6 +32,7 @@ type writeOut struct {
 	Replayed       bool          `json:"replayed"`
 	CommittedAt    string        `json:"committed_at,omitempty"`
 	Warnings       []doc.Problem `json:"warnings"`
+	Diagnostics    []Diagnostic  `json:"diagnostics"`
 }
 
 // writePolicy is the resolved policy that, with the content, identifies a
@@ -57,7 +59,7 @@ func (o *Ops) writeConcept() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"bundle_path": bundlePathSchema,
 		"concept_id":  conceptIDSchema,
-		"content":     schema.String("The whole new file: YAML frontmatter with a non-empty type, then the Markdown body. Written byte-exact.", 1, int(maxBytes)),
+		"content":     schema.String("Whole file, byte-exact: YAML frontmatter with a type, then Markdown.", 1, int(maxBytes)),
 	}, "bundle_path", "concept_id", "content")
 	out := schema.Object("", map[string]any{
 		"concept_id":      conceptIDSchema,
@@ -71,9 +73,9 @@ func (o *Ops) writeConcept() registry.Operation {
 		"replayed":        schema.Bool("Whether an existing durable receipt was returned without writing."),
 		"committed_at":    schema.String("When the receipt was made.", 0, 64),
 		"warnings":        schema.Array("Non-blocking problems in the new content.", problemSchema, 10_000),
-	}, "concept_id", "change_id", "idempotency_key", "actor", "base_revision", "result_revision", "changed", "created", "replayed", "warnings")
-	desc := "Replace (or create) one whole concept. Review the content first; prefer bounded patch operations where they apply. " +
-		"Validation failure writes nothing. An identical request replays its durable receipt; after an uncertain timeout, read the concept and retry the identical content."
+		"diagnostics":     schema.Array("Notes for the reviewer, e.g. caller_supplied_human_verifier; never blocking.", diagnosticSchema, 10),
+	}, "concept_id", "change_id", "idempotency_key", "actor", "base_revision", "result_revision", "changed", "created", "replayed", "warnings", "diagnostics")
+	desc := "Replace or create one whole concept; prefer patch operations where they apply. Invalid content writes nothing. An identical retry replays its receipt; after an uncertain timeout, read the concept and retry the same content."
 	return o.op("write_concept", "Write an OKF concept", desc, registry.EffectUpdate, in, out,
 		registry.Func(func(ctx context.Context, in writeIn) (writeOut, error) { return o.write(ctx, in) }))
 }
@@ -128,7 +130,13 @@ func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {
 	out := writeOut{
 		ConceptID: in.ConceptID, ChangeID: changeID, IdempotencyKey: key, Actor: Actor,
 		BaseRevision: r.BaseRevision, ResultRevision: r.ResultRevision, Replayed: outc.Replayed,
-		Warnings: warnings,
+		Warnings: warnings, Diagnostics: []Diagnostic{},
+	}
+	for _, v := range nd.Project().Verified {
+		if strings.HasPrefix(v.By, "human:") {
+			out.Diagnostics = append(out.Diagnostics, humanVerifierNote(-1, in.ConceptID))
+			break
+		}
 	}
 	if !outc.Noop {
 		out.CommittedAt = r.CommittedAt

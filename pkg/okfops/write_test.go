@@ -13,7 +13,7 @@ const newConcept = "---\ntype: Metric\ntitle: Net revenue # a comment that must 
 
 func TestWriteConcept(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/acme_retail"))
+	dir := ownBundle(t, instantBundle)
 	args := map[string]any{"bundle_path": dir, "concept_id": "metrics/net-revenue", "content": newConcept}
 
 	first := h.mustCall(t, "write_concept", args)
@@ -56,8 +56,8 @@ func TestWriteConcept(t *testing.T) {
 // stable error and leaves the bundle, .okf/ included, untouched.
 func TestWriteConceptRejectsWithoutWriting(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := copyTree(t, filepath.Join(fixtureRoot, "v0.2-date/acme_retail"))
-	existing := "metrics/revenue"
+	dir := dateBundle(t)
+	existing := "metrics/bookings"
 	cases := []struct {
 		name, id, content, code, problem string
 	}{
@@ -131,7 +131,7 @@ func TestExposure(t *testing.T) {
 // touched, even one that does not exist.
 func TestAllowedRoots(t *testing.T) {
 	inside := genBundle(t, 2)
-	outside := copyTree(t, filepath.Join(fixtureRoot, "v0.2-instant/ga4"))
+	outside := ownBundle(t, "v0.2-date/fjord_support")
 	h := newHarness(t, Config{AllowedRoots: []string{inside}})
 	h.mustCall(t, "list_concepts", map[string]any{"bundle_path": inside})
 	for _, name := range []string{"list_concepts", "read_concept", "search_concepts", "get_neighbors", "validate_bundle", "write_concept"} {

@@ -79,10 +79,13 @@ func (o Operation) ExposedOn(t Transport) bool {
 	return false
 }
 
-// Registry is an ordered, immutable set of operations.
+// Registry is an ordered, immutable set of operations. A read-only view
+// (ReadOnly) keeps every operation for lookup but exposes only reads; the
+// executor refuses the rest.
 type Registry struct {
-	ops    []Operation
-	byName map[string]int
+	ops      []Operation
+	byName   map[string]int
+	readOnly bool
 }
 
 var namePattern = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
@@ -172,11 +175,27 @@ func (r *Registry) Operations() []Operation {
 	return append([]Operation(nil), r.ops...)
 }
 
-// Exposed returns, in order, the operations callable over t.
+// ReadOnly returns a view of r in the read-only profile: Exposed lists only
+// operations whose effect is read, and Permits refuses the others.
+func (r *Registry) ReadOnly() *Registry {
+	return &Registry{ops: r.ops, byName: r.byName, readOnly: true}
+}
+
+// IsReadOnly reports whether r is a read-only view.
+func (r *Registry) IsReadOnly() bool { return r.readOnly }
+
+// Permits reports whether the registry's profile allows op to run: every
+// operation in the full profile, reads only in the read-only profile.
+func (r *Registry) Permits(op Operation) bool {
+	return !r.readOnly || op.Effect == EffectRead
+}
+
+// Exposed returns, in order, the operations callable over t in the
+// registry's profile.
 func (r *Registry) Exposed(t Transport) []Operation {
 	var out []Operation
 	for _, op := range r.ops {
-		if op.ExposedOn(t) {
+		if op.ExposedOn(t) && r.Permits(op) {
 			out = append(out, op)
 		}
 	}

@@ -28,38 +28,56 @@ func Object(desc string, props map[string]any, required ...string) S {
 	return s
 }
 
+// The builders below take a description first; an empty one is left out,
+// for fields whose name and bounds already say everything.
+
 // String returns a string schema bounded to maxLen characters.
 func String(desc string, minLen, maxLen int) S {
-	s := S{"type": "string", "maxLength": maxLen, "description": desc}
+	s := described(S{"type": "string", "maxLength": maxLen}, desc)
 	if minLen > 0 {
 		s["minLength"] = minLen
 	}
 	return s
 }
 
+// Matching returns a string schema bounded to maxLen characters that must
+// match pattern.
+func Matching(desc string, minLen, maxLen int, pattern string) S {
+	s := String(desc, minLen, maxLen)
+	s["pattern"] = pattern
+	return s
+}
+
 // ID returns a schema for a Joplin object id.
 func ID(desc string) S {
-	return S{"type": "string", "minLength": 32, "maxLength": 32, "pattern": IDPattern, "description": desc}
+	return described(S{"type": "string", "minLength": 32, "maxLength": 32, "pattern": IDPattern}, desc)
 }
 
 // Enum returns a string schema limited to values.
 func Enum(desc string, values ...string) S {
-	return S{"type": "string", "enum": values, "description": desc}
+	return described(S{"type": "string", "enum": values}, desc)
 }
 
 // Integer returns an integer schema bounded to [min, max].
 func Integer(desc string, min, max int64) S {
-	return S{"type": "integer", "minimum": min, "maximum": max, "description": desc}
+	return described(S{"type": "integer", "minimum": min, "maximum": max}, desc)
 }
 
 // Bool returns a boolean schema.
 func Bool(desc string) S {
-	return S{"type": "boolean", "description": desc}
+	return described(S{"type": "boolean"}, desc)
 }
 
 // Array returns an array schema of at most maxItems items.
 func Array(desc string, items S, maxItems int) S {
-	return S{"type": "array", "items": items, "maxItems": maxItems, "description": desc}
+	return described(S{"type": "array", "items": items, "maxItems": maxItems}, desc)
+}
+
+func described(s S, desc string) S {
+	if desc != "" {
+		s["description"] = desc
+	}
+	return s
 }
 
 // Nullable widens a schema's type to also accept null.
@@ -85,4 +103,51 @@ func JSON(s S) json.RawMessage {
 		panic(fmt.Sprintf("schema: encode: %v", err))
 	}
 	return b
+}
+
+// proseKeywords are the annotation keywords Output drops: a result schema
+// states structure and bounds; what a field means belongs in the input
+// schema or the tool description, said once.
+var proseKeywords = map[string]bool{
+	"description": true, "title": true, "examples": true, "default": true, "$comment": true, "pattern": true,
+}
+
+// Output renders s as a result schema: a deep copy without prose and
+// without patterns (a result is produced by the server, not parsed from a
+// caller), keeping types, properties, required, additionalProperties,
+// items, enums and bounds.
+func Output(s S) S {
+	var generic map[string]any
+	if err := json.Unmarshal(JSON(s), &generic); err != nil {
+		panic(fmt.Sprintf("schema: decode: %v", err))
+	}
+	return outputNode(generic).(S)
+}
+
+func outputNode(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(S, len(t))
+		for k, x := range t {
+			switch {
+			case proseKeywords[k]:
+			case k == "properties" || k == "$defs":
+				named := make(map[string]any, len(x.(map[string]any)))
+				for name, sub := range x.(map[string]any) {
+					named[name] = outputNode(sub)
+				}
+				out[k] = named
+			default:
+				out[k] = outputNode(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = outputNode(x)
+		}
+		return out
+	}
+	return v
 }

@@ -73,7 +73,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
 	reg, err := catalog.Build(catalog.Config{
-		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, Enabled: toolsets,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, Enabled: toolsets, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 type capabilities struct {
 	Name             string          `json:"name"`
 	Version          string          `json:"version"`
+	ReadOnly         bool            `json:"read_only"`
 	Transports       []transportInfo `json:"transports"`
 	ProtocolVersions []string        `json:"protocol_versions"`
 	Operations       []operationInfo `json:"operations"`
@@ -45,8 +46,12 @@ func runCapabilities(args []string, stdout, stderr io.Writer) error {
 			{Name: "streamable-http", Command: "notebridge mcp serve", Listen: "127.0.0.1:8765", Path: mcpadapter.Path, Auth: "bearer token file"},
 		},
 		ProtocolVersions: mcpadapter.SupportedProtocolVersions(),
+		ReadOnly:         a.exec.Registry().IsReadOnly(),
 	}
 	for _, op := range a.exec.Registry().Operations() {
+		if !a.exec.Registry().Permits(op) {
+			continue
+		}
 		out.Operations = append(out.Operations, operationInfo{
 			Name: op.Name, Title: op.Title, Toolset: op.Toolset, Effect: op.Effect, Exposure: op.Exposure,
 		})

@@ -27,6 +27,7 @@ type config struct {
 	AllowedOrigins  string
 	StateDir        string
 	Toolsets        string
+	ReadOnly        bool
 	LogLevel        string
 	MaxRequestBytes int64
 	MaxActive       int
@@ -71,6 +72,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.DurationVar(&c.JoplinTimeout, "joplin-timeout", joplin.DefaultRequestTimeout, "timeout of one request to Joplin")
 	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens, the operator journal and lock files")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
+	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
 	fs.IntVar(&c.MaxDepth, "max-depth", executor.DefaultLimits.MaxDepth, "maximum JSON nesting of arguments")

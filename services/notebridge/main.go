@@ -1,5 +1,6 @@
 // Command notebridge lets AI agents work safely on a person's Joplin notes
-// over MCP (stdio and Streamable HTTP).
+// and Open Knowledge Format (OKF) bundles over MCP (stdio and Streamable
+// HTTP), and on Joplin over GPT Actions.
 package main
 
 import (
@@ -16,7 +17,14 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-const usage = `notebridge: safe agent access to Joplin notes
+const usage = `notebridge: safe agent access to Joplin notes and OKF knowledge bundles
+
+Toolsets (--toolsets joplin,okf; default: both):
+  joplin    the user's Joplin notes, notebooks, tags and resources through the
+            Joplin Data API; served over MCP stdio, MCP HTTP and GPT Actions
+  okf       Open Knowledge Format bundles on disk (read, write_concept,
+            preview/apply workflows); served over MCP stdio, over MCP HTTP only
+            with --okf-roots, never over GPT Actions
 
 Usage:
   notebridge serve          the service: MCP HTTP (:8765) and, when enabled, GPT Actions (:8766)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,6 +49,9 @@ type listener struct {
 }
 
 // mcpListener binds MCP Streamable HTTP (plus health routes) on c.Listen.
+// It refuses to start unless the Joplin, MCP and (when configured) Actions
+// credentials are three distinct files holding three distinct tokens, and
+// the MCP token file keeps checking that on every request.
 func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 	tokenPath, err := ensureTokenFile(c.MCPTokenFile, c.StateDir, "mcp-token", stderr)
 	if err != nil {
@@ -58,6 +62,10 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 	if err != nil {
 		return listener{}, fmt.Errorf("MCP %w", err)
 	}
+	if err := httpauth.Distinct(c.credentials()...); err != nil {
+		return listener{}, err
+	}
+	token = token.DistinctFrom(mcpCred, a.log, c.credentials(mcpCred)...)
 	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
 		Token:          token,
@@ -98,4 +106,27 @@ func serveAll(ctx context.Context, ls ...listener) error {
 		_ = l.srv.Shutdown(sctx)
 	}
 	return err
+}
+
+// Credential names used in errors and logs.
+const (
+	joplinCred  = "the Joplin token file"
+	mcpCred     = "the MCP bearer token file"
+	actionsCred = "the Actions bearer token file"
+)
+
+// credentials lists the credential files, those named in except left out
+// (a token file is never compared with itself); unset ones have no path.
+func (c *config) credentials(except ...string) []httpauth.Credential {
+	var out []httpauth.Credential
+	for _, cred := range []httpauth.Credential{
+		{Name: joplinCred, Path: c.JoplinTokenFile},
+		{Name: mcpCred, Path: c.MCPTokenFile},
+		{Name: actionsCred, Path: c.ActionsTokenFile},
+	} {
+		if !slices.Contains(except, cred.Name) {
+			out = append(out, cred)
+		}
+	}
+	return out
 }

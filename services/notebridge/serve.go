@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/actions"
@@ -54,15 +52,15 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 }
 
 // actionsListener binds GPT Actions on c.ActionsListen after checking that
-// its credential is private and distinct from the other two.
+// its credential is private. mcpListener, which runs first, has checked
+// that the three credentials are distinct; the Actions token file keeps
+// checking on every request.
 func actionsListener(c *config, a *app) (listener, error) {
 	token, err := httpauth.NewTokenFile(c.ActionsTokenFile)
 	if err != nil {
 		return listener{}, fmt.Errorf("Actions %w", err)
 	}
-	if err := distinctSecrets(c.ActionsTokenFile, c.MCPTokenFile, c.JoplinTokenFile); err != nil {
-		return listener{}, err
-	}
+	token = token.DistinctFrom(actionsCred, a.log, c.credentials(actionsCred)...)
 	var doc []byte
 	if c.ActionsOrigin != "" {
 		if doc, err = actions.Document(a.exec.Registry(), c.ActionsOrigin, version); err != nil {
@@ -82,31 +80,6 @@ func actionsListener(c *config, a *app) (listener, error) {
 	}
 	a.log.Info("serving GPT Actions", "addr", ln.Addr().String())
 	return listener{name: "actions", ln: ln, srv: httpfront.NewServer(c.ActionsListen, h, c.timeouts())}, nil
-}
-
-// distinctSecrets refuses a configuration where the Actions credential is
-// the same file or the same token as the MCP or Joplin credential.
-func distinctSecrets(actionsFile string, others ...string) error {
-	mine, err := os.ReadFile(actionsFile)
-	if err != nil {
-		return fmt.Errorf("read the Actions token file: %w", errors.Unwrap(err))
-	}
-	mine = bytes.TrimSpace(mine)
-	for _, other := range others {
-		if other == "" {
-			continue
-		}
-		fa, errA := os.Stat(actionsFile)
-		fo, errO := os.Stat(other)
-		if errA == nil && errO == nil && os.SameFile(fa, fo) {
-			return errors.New("the Actions token file must not be the MCP or Joplin token file")
-		}
-		theirs, err := os.ReadFile(other)
-		if err == nil && bytes.Equal(bytes.TrimSpace(theirs), mine) {
-			return errors.New("the Actions token must differ from the MCP and Joplin tokens")
-		}
-	}
-	return nil
 }
 
 // runOpenAPI prints the OpenAPI 3.1 document for one production origin.

@@ -155,15 +155,13 @@ func TestStdioSession(t *testing.T) {
 	if r := rs["3"]; r.Error == nil || r.Error.Code != mcp.INVALID_PARAMS {
 		t.Errorf("unknown tool: %+v", r)
 	}
-	var res4 mcp.CallToolResult
 	raw4 := string(rs["4"].Result)
-	if err := json.Unmarshal(rs["4"].Result, &res4); err != nil || !res4.IsError || !strings.Contains(raw4, `"INVALID_ARGUMENT"`) ||
-		!strings.Contains(raw4, `"/id"`) || strings.Contains(raw4, "SECRETVALUE") {
+	if text := toolErrorText(t, rs["4"].Result); !strings.Contains(text, `"INVALID_ARGUMENT"`) ||
+		!strings.Contains(text, `"/id"`) || strings.Contains(raw4, "SECRETVALUE") {
 		t.Errorf("schema-invalid call: %s", raw4)
 	}
-	raw5 := string(rs["5"].Result)
-	if !strings.Contains(raw5, `"JOPLIN_UNAVAILABLE"`) || !strings.Contains(raw5, `"retryable":true`) || !strings.Contains(raw5, `"isError":true`) {
-		t.Errorf("Joplin down: %s", raw5)
+	if text := toolErrorText(t, rs["5"].Result); !strings.Contains(text, `"JOPLIN_UNAVAILABLE"`) || !strings.Contains(text, `"retryable":true`) {
+		t.Errorf("Joplin down: %s", rs["5"].Result)
 	}
 	if !strings.Contains(string(rs["6"].Result), `"reachable":false`) {
 		t.Errorf("unterminated last line not answered properly: %s", rs["6"].Result)
@@ -171,6 +169,25 @@ func TestStdioSession(t *testing.T) {
 	if strings.Contains(stdout+stderr, "token=") || strings.Contains(stdout+stderr, "joplin-secret-token-value") {
 		t.Error("output mentions a token parameter")
 	}
+}
+
+// toolErrorText returns the text block of an isError tool result, which
+// holds the error object; an error result carries no structuredContent.
+func toolErrorText(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError           bool            `json:"isError"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || !res.IsError || len(res.Content) != 1 || res.Content[0].Type != "text" || res.StructuredContent != nil {
+		t.Errorf("not a text-only isError tool result: %s", raw)
+		return ""
+	}
+	return res.Content[0].Text
 }
 
 func TestStdioOversizedAndDeepRequests(t *testing.T) {

@@ -29,8 +29,10 @@ import (
 type CallFunc func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error)
 
 // Caller adapts an initialized client. It fails the test when a result
-// breaks the adapter contract: no structuredContent, or a text block that
-// differs from it.
+// breaks the adapter contract: a success needs structuredContent and one
+// text block holding the same JSON; an error (isError) needs one text block
+// holding {"error": {...}} and no structuredContent, which would have to
+// match the tool's outputSchema (docs/errors.md).
 func Caller(t testing.TB, c *client.Client) CallFunc {
 	return func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
 		req := mcp.CallToolRequest{}
@@ -44,22 +46,33 @@ func Caller(t testing.TB, c *client.Client) CallFunc {
 		if len(raw) == 0 && res.StructuredContent != nil {
 			raw, _ = json.Marshal(res.StructuredContent)
 		}
-		if len(raw) == 0 || len(res.Content) != 1 {
-			t.Errorf("%s: result lacks structuredContent or has %d content blocks", name, len(res.Content))
-			return nil, &domainerr.Error{Code: "PROTOCOL_ERROR"}
+		text, ok := mcp.TextContent{}, len(res.Content) == 1
+		if ok {
+			text, ok = res.Content[0].(mcp.TextContent)
 		}
-		if text, ok := res.Content[0].(mcp.TextContent); !ok || !sameJSON(text.Text, raw) {
-			t.Errorf("%s: text content differs from structuredContent", name)
+		if !ok {
+			t.Errorf("%s: want one text block, got %d content blocks", name, len(res.Content))
+			return nil, &domainerr.Error{Code: "PROTOCOL_ERROR"}
 		}
 		if res.IsError {
 			var body struct {
 				Error *domainerr.Error `json:"error"`
 			}
-			if err := json.Unmarshal(raw, &body); err != nil || body.Error == nil {
-				t.Errorf("%s: isError result without an error object: %s", name, raw)
+			if len(raw) != 0 {
+				t.Errorf("%s: error result carries structuredContent: %s", name, raw)
+			}
+			if err := json.Unmarshal([]byte(text.Text), &body); err != nil || body.Error == nil {
+				t.Errorf("%s: isError result without an error object: %s", name, text.Text)
 				return nil, &domainerr.Error{Code: "PROTOCOL_ERROR"}
 			}
 			return nil, body.Error
+		}
+		if len(raw) == 0 {
+			t.Errorf("%s: result lacks structuredContent", name)
+			return nil, &domainerr.Error{Code: "PROTOCOL_ERROR"}
+		}
+		if !sameJSON(text.Text, raw) {
+			t.Errorf("%s: text content differs from structuredContent", name)
 		}
 		return raw, nil
 	}

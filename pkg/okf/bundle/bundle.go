@@ -106,7 +106,7 @@ func PathErr(err error) error {
 		}
 		return domainerr.New(domainerr.ResourceLimit, "%s", pe.Error()).WithDetails(map[string]any{"limit": "max_file_bytes", "path": pe.Rel})
 	case safefs.CodeIO:
-		return domainerr.Retryable(domainerr.Internal, "%s", pe.Error())
+		return domainerr.New(domainerr.Internal, "%s", pe.Error())
 	case safefs.CodeBadPath:
 		return domainerr.New(domainerr.InvalidArgument, "%s", pe.Error()).WithDetails(details)
 	}

@@ -261,7 +261,7 @@ func TestPathErr(t *testing.T) {
 		{"too large", &safefs.PathError{Code: safefs.CodeTooLarge, Rel: "big.md"}, domainerr.ResourceLimit, map[string]any{"limit": "max_file_bytes", "path": "big.md"}, false},
 		{"too deep", &safefs.PathError{Code: safefs.CodeTooLarge, Rel: "d1/d2", Err: safefs.ErrTooDeep}, domainerr.ResourceLimit, map[string]any{"limit": "max_depth", "path": "d1/d2"}, false},
 		{"wrapped too deep", fmt.Errorf("walk: %w", &safefs.PathError{Code: safefs.CodeTooLarge, Rel: "d", Err: safefs.ErrTooDeep}), domainerr.ResourceLimit, map[string]any{"limit": "max_depth", "path": "d"}, false},
-		{"io", &safefs.PathError{Code: safefs.CodeIO, Rel: "x"}, domainerr.Internal, nil, true},
+		{"io", &safefs.PathError{Code: safefs.CodeIO, Rel: "x"}, domainerr.Internal, nil, false}, // INTERNAL is never retryable (docs/errors.md)
 		{"exists", &safefs.PathError{Code: safefs.CodeExists, Rel: "x"}, domainerr.PathRejected, map[string]any{"reason": "exists", "path": "x"}, false},
 	}
 	for _, tc := range tests {

@@ -3,6 +3,8 @@ package doc
 import (
 	"bytes"
 	"testing"
+
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 )
 
 // benchConcept is a realistic ~2 KB v0.2 concept.
@@ -97,10 +99,11 @@ func BenchmarkParseProjectCheck(b *testing.B) {
 	}
 }
 
-// BenchmarkParseFixtures parses every shared fixture frontmatter once per
-// iteration (a bundle-listing workload).
+// BenchmarkParseFixtures parses every fixture frontmatter once per
+// iteration (a bundle-listing workload): the spec authors' bundles when
+// NOTEBRIDGE_OKF_FIXTURES names them, otherwise the project's own.
 func BenchmarkParseFixtures(b *testing.B) {
-	fx := loadFixtures(b)
+	fx := loadFixtures(b, okftest.ForBenchmark(b))
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, f := range fx {

@@ -3,12 +3,13 @@ package doc
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"strings"
 	"testing"
 	"testing/iotest"
 	"unicode/utf8"
+
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 )
 
 var fuzzSeeds = []string{
@@ -37,13 +38,16 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	for _, p := range []string{
-		"v0.2-instant/acme_retail/computations/revenue-ytd.md",
-		"v0.2-date/acme_retail/tables/orders.md",
-		"v0.1/ga4/references/metrics/user_count.md",
+		"v0.2-instant/fjord_rentals/computations/bookings-quarter.md",
+		"v0.2-date/fjord_rentals/tables/rentals.md",
+		"v0.2-date/fjord_support/tables/tickets.md",
+		"v0.1/fjord_telemetry/references/metrics/rider_count.md",
 	} {
-		if b, err := os.ReadFile(filepath.Join(fixturesRoot, p)); err == nil {
-			f.Add(b)
+		b, err := fs.ReadFile(okftest.Own(), p)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(b)
 	}
 	lim := Limits{MaxFrontmatterBytes: 4096, MaxDepth: 16, MaxNodes: 500}
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -43,12 +43,19 @@ type ResourceRef struct {
 	Receipt  []string `json:"receipt,omitempty"`
 }
 
-// Trust tiers (spec §5.3).
+// Trust tiers, derived from the verified strings (spec §5.3). A human:
+// verifier is whatever the file's writer put there: any caller of
+// write_concept or a patch can, and a read cannot tell an actual review
+// from the string. So the tier says a human review is claimed, never that
+// one took place (okf-mutation-trust-boundary.txt, verification).
 const (
-	TierUnverified       = "unverified"
-	TierMachineConfirmed = "machine-confirmed"
-	TierHumanReviewed    = "human-reviewed"
+	TierUnverified         = "unverified"
+	TierMachineConfirmed   = "machine-confirmed"
+	TierHumanReviewClaimed = "claimed-human-review"
 )
+
+// TrustTiers lists every tier a projection may report.
+var TrustTiers = []string{TierUnverified, TierMachineConfirmed, TierHumanReviewClaimed}
 
 // Projection is the typed view of a concept's frontmatter. All values are
 // raw scalar text as written in the document.
@@ -236,7 +243,7 @@ func trustTier(v []Actorstamp) string {
 	}
 	for _, a := range v {
 		if strings.HasPrefix(a.By, "human:") {
-			return TierHumanReviewed
+			return TierHumanReviewClaimed
 		}
 	}
 	return TierMachineConfirmed

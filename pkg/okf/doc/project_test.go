@@ -68,7 +68,7 @@ func TestProjectFull(t *testing.T) {
 		UsageWindow: &Window{From: "2026-06-01", To: "2026-06-30"},
 		Generated:   &Actorstamp{By: "reference_agent/gemini-2.5-pro", At: "2026-06-28T14:00:00Z"},
 		Verified:    []Actorstamp{{By: "human:ahormati", At: "2026-06-25T09:00:00Z"}},
-		TrustTier:   TierHumanReviewed,
+		TrustTier:   TierHumanReviewClaimed,
 		Status:      "stable",
 		StaleAfter:  "2026-12-31",
 		Runtime:     "bigquery",
@@ -95,12 +95,12 @@ func TestProjectVerifiedAndTiers(t *testing.T) {
 		tier     string
 	}{
 		{"absent", "", nil, TierUnverified},
-		{"bare mapping", "verified: { by: human:a, at: 2026-06-25T09:00:00Z }\n", []Actorstamp{{By: "human:a", At: "2026-06-25T09:00:00Z"}}, TierHumanReviewed},
+		{"bare mapping", "verified: { by: human:a, at: 2026-06-25T09:00:00Z }\n", []Actorstamp{{By: "human:a", At: "2026-06-25T09:00:00Z"}}, TierHumanReviewClaimed},
 		{"bare mapping machine", "verified: { by: process:nightly, at: 2026-06-25T09:00:00Z }\n", []Actorstamp{{By: "process:nightly", At: "2026-06-25T09:00:00Z"}}, TierMachineConfirmed},
 		{"list machine only", "verified:\n  - { by: process:nightly, at: 2026-06-26T02:00:00Z }\n  - { by: agent/v1, at: 2026-06-27T02:00:00Z }\n",
 			[]Actorstamp{{By: "process:nightly", At: "2026-06-26T02:00:00Z"}, {By: "agent/v1", At: "2026-06-27T02:00:00Z"}}, TierMachineConfirmed},
 		{"list with human", "verified:\n  - { by: process:nightly, at: 2026-06-26T02:00:00Z }\n  - { by: human:kliu@acme, at: 2026-06-25T09:00:00Z }\n",
-			[]Actorstamp{{By: "process:nightly", At: "2026-06-26T02:00:00Z"}, {By: "human:kliu@acme", At: "2026-06-25T09:00:00Z"}}, TierHumanReviewed},
+			[]Actorstamp{{By: "process:nightly", At: "2026-06-26T02:00:00Z"}, {By: "human:kliu@acme", At: "2026-06-25T09:00:00Z"}}, TierHumanReviewClaimed},
 		{"empty list", "verified: []\n", nil, TierUnverified},
 		{"scalar", "verified: yes\n", nil, TierUnverified},
 		{"entry without by dropped", "verified:\n  - { at: 2026-06-26T02:00:00Z }\n  - oops\n", nil, TierUnverified},

@@ -109,7 +109,7 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		return Outcome{}, err
 	}
 	defer lease.Release()
-	if err := s.recoverLocked(); err != nil {
+	if err := s.recoverLocked(ctx); err != nil {
 		return Outcome{}, err
 	}
 	if err := s.step(StepLocked); err != nil {
@@ -179,8 +179,8 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		// The rename may have happened before a failed fsync: the stage
 		// may go only once no journal can point at it.
 		if rerr := s.root.Remove(journalPath); rerr != nil {
-			return Outcome{}, domainerr.Retryable(domainerr.WriteOutcomeUnknown,
-				"the commit journal may have been written; the next write to this bundle completes or discards it. Retry the identical request").
+			return Outcome{}, domainerr.New(domainerr.WriteOutcomeUnknown,
+				"the commit journal may have been written; the next write to this bundle completes or discards it. Inspect the bundle, then retry the identical request: it replays the receipt if the commit completed").
 				WithDetails(map[string]any{"idempotency_key": rec.Key})
 		}
 		s.cleanStage(j.TxID)
@@ -190,15 +190,18 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 	if err := s.step(StepJournaled); err != nil {
 		return Outcome{}, err
 	}
-	if err := s.finish(j); err != nil {
+	// Past the point of no return the commit completes even if the caller
+	// gives up: a durable receipt is success (the contract's "confirmed
+	// receipt after cancellation").
+	if err := s.finish(context.WithoutCancel(ctx), j); err != nil {
 		if de, ok := domainerr.As(err); ok && de.Code == domainerr.BundleCorrupt {
 			return Outcome{}, err
 		}
 		if got, ok, _ := s.loadReceipt(rec.Key); ok && sameReceipt(got, rec) {
 			return Outcome{Receipt: rec}, nil // a confirmed receipt is success
 		}
-		return Outcome{}, domainerr.Retryable(domainerr.WriteOutcomeUnknown,
-			"the commit passed its point of no return but did not finish; the next write to this bundle completes it. Retry the identical request to obtain its receipt").
+		return Outcome{}, domainerr.New(domainerr.WriteOutcomeUnknown,
+			"the commit passed its point of no return but did not finish; the next write to this bundle completes it. Inspect the bundle, then retry the identical request to obtain its receipt").
 			WithDetails(map[string]any{"idempotency_key": rec.Key})
 	}
 	return Outcome{Receipt: rec}, nil

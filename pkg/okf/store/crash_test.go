@@ -213,7 +213,7 @@ func TestCrashMatrix(t *testing.T) {
 			}
 			defer root.Close()
 			st := New(root, Options{})
-			if err := st.Recover(); err != nil {
+			if err := st.Recover(context.Background()); err != nil {
 				t.Fatalf("recover: %v", err)
 			}
 			after := tree(t, dir)
@@ -285,7 +285,7 @@ func TestRecoveryFailsClosed(t *testing.T) {
 	}
 	defer root.Close()
 	st := New(root, Options{})
-	err = st.Recover()
+	err = st.Recover(context.Background())
 	if de, ok := domainerr.As(err); !ok || de.Code != domainerr.BundleCorrupt {
 		t.Fatalf("recover = %v, want BUNDLE_CORRUPT", err)
 	}
@@ -307,7 +307,7 @@ func TestMalformedJournalFailsClosed(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, journalPath), []byte("{not json"), 0o600)
 	root, _ := safefs.Open(dir)
 	defer root.Close()
-	err := New(root, Options{}).Recover()
+	err := New(root, Options{}).Recover(context.Background())
 	if de, ok := domainerr.As(err); !ok || de.Code != domainerr.BundleCorrupt {
 		t.Fatalf("recover = %v, want BUNDLE_CORRUPT", err)
 	}

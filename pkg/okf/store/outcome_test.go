@@ -56,8 +56,8 @@ func TestOutcomeAroundThePointOfNoReturn(t *testing.T) {
 				}
 			default:
 				de, ok := domainerr.As(err)
-				if !ok || de.Code != c.wantCode || !de.Retryable {
-					t.Fatalf("got %v, want retryable %s", err, c.wantCode)
+				if !ok || de.Code != c.wantCode || de.Retryable {
+					t.Fatalf("got %v, want non-retryable %s (inspect, then retry the identical request)", err, c.wantCode)
 				}
 				if got := tree(t, dir); c.atResult != sameTree(got, result) {
 					t.Fatalf("bundle at result = %v, want %v", sameTree(got, result), c.atResult)

@@ -16,8 +16,11 @@ import (
 // finish publishes a durable journal's files (root index.md last, as the
 // journal orders them), verifies, writes the receipt and cleans up. It is
 // idempotent: files already in their result state are skipped, so recovery
-// reuses it.
-func (s *Store) finish(j journal) error {
+// reuses it. It checks ctx before each file: a commit past its point of no
+// return passes a context that is never cancelled; recovery passes its
+// caller's, and stopping between files leaves the durable journal for the
+// next recovery.
+func (s *Store) finish(ctx context.Context, j journal) error {
 	// Files are renamed into place without a directory fsync each; every
 	// touched directory is fsynced once before the root index.md (always
 	// last in the journal) is published, and the root after it. A crash
@@ -25,6 +28,9 @@ func (s *Store) finish(j journal) error {
 	// file not yet in its result state from its fsynced stage.
 	dirty := map[string]bool{}
 	for i, e := range j.Files {
+		if ctx.Err() != nil {
+			return recoveryCancelled()
+		}
 		if e.Path == "index.md" {
 			if err := s.syncDirs(dirty); err != nil {
 				return err
@@ -137,17 +143,28 @@ func corrupt(format string, args ...any) error {
 }
 
 // Recover completes or discards an interrupted commit under the exclusive
-// lease. Writers call it implicitly; it is exported for tools and tests.
-func (s *Store) Recover() error {
-	lease, err := s.LockExclusive(context.Background())
+// lease, waiting for the lease until ctx ends. Writers call it implicitly;
+// it is exported for tools and tests. It checks ctx before each journal
+// file it inspects or publishes: a cancelled recovery is CANCELLED and
+// leaves the durable journal for the next writer to complete.
+func (s *Store) Recover(ctx context.Context) error {
+	lease, err := s.LockExclusive(ctx)
 	if err != nil {
 		return err
 	}
 	defer lease.Release()
-	return s.recoverLocked()
+	return s.recoverLocked(ctx)
 }
 
-func (s *Store) recoverLocked() error {
+func recoveryCancelled() error {
+	return domainerr.New(domainerr.Cancelled,
+		"recovering an interrupted commit was cancelled; its journal stays and the next write to this bundle completes it. Nothing of this request was written")
+}
+
+func (s *Store) recoverLocked(ctx context.Context) error {
+	if ctx.Err() != nil {
+		return recoveryCancelled()
+	}
 	pending, err := JournalPending(s.root)
 	if err != nil {
 		return err
@@ -175,6 +192,9 @@ func (s *Store) recoverLocked() error {
 		return nil
 	}
 	for _, e := range j.Files {
+		if ctx.Err() != nil {
+			return recoveryCancelled()
+		}
 		// The journal lives inside the bundle and is not trusted: it may
 		// only name visible bundle files, never .okf/ or hidden entries
 		// such as .git/.
@@ -201,7 +221,7 @@ func (s *Store) recoverLocked() error {
 			return corrupt("file %q is in neither its base nor its result state", e.Path)
 		}
 	}
-	return s.finish(j)
+	return s.finish(ctx, j)
 }
 
 // sweepStale removes stage directories and temporary files that a commit

@@ -42,7 +42,7 @@ func TestReviewJournalCannotTargetHiddenPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	err = New(root, Options{}).Recover()
+	err = New(root, Options{}).Recover(context.Background())
 	if _, serr := os.Stat(filepath.Join(dir, ".git/hooks/pre-commit")); serr == nil {
 		t.Fatal("recovery published a bundle-supplied payload to .git/hooks/pre-commit")
 	}

@@ -1,0 +1,111 @@
+// Shared checks for the real-client tests: each SDK's test file connects
+// its own Client over stdio (spawning `notebridge mcp stdio`) and over
+// Streamable HTTP (`notebridge mcp serve`), then runs these checks through
+// the SDK's own callTool, which validates structuredContent against the
+// tool's outputSchema. deploy/ci/real-clients.sh sets the environment.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+
+/** Reads a required environment variable. */
+export function env(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set (run deploy/ci/real-clients.sh)`);
+  return v;
+}
+
+/** Arguments of `notebridge mcp stdio` against the fake Joplin. */
+export function stdioServer() {
+  return {
+    command: env('CLIENTS_BIN'),
+    args: ['mcp', 'stdio', '--joplin-url', env('CLIENTS_JOPLIN_URL'),
+      '--joplin-token-file', env('CLIENTS_JOPLIN_TOKEN_FILE'), '--joplin-wait', '2s'],
+    env: { HOME: env('CLIENTS_HOME') },
+    stderr: 'inherit',
+  };
+}
+
+/** URL and bearer header of the running `notebridge mcp serve`. */
+export function httpServer() {
+  const token = readFileSync(env('CLIENTS_MCP_TOKEN_FILE'), 'utf8').trim();
+  return { url: new URL(env('CLIENTS_MCP_URL')), headers: { Authorization: `Bearer ${token}` } };
+}
+
+/**
+ * The error object an agent reads from an isError tool result: the JSON in
+ * its text block, {"error": {code, message, retryable, details}}.
+ */
+function toolError(result) {
+  assert.equal(result.isError, true, `expected an error result: ${JSON.stringify(result)}`);
+  assert.equal(result.content.length, 1);
+  assert.equal(result.content[0].type, 'text');
+  const body = JSON.parse(result.content[0].text);
+  assert.equal(typeof body.error, 'object', `no error object: ${result.content[0].text}`);
+  const e = body.error;
+  assert.equal(typeof e.code, 'string');
+  assert.ok(e.message.length > 0, 'empty message');
+  assert.equal(typeof e.retryable, 'boolean');
+  return e;
+}
+
+/**
+ * Registers the checks for one SDK and transport. connect() returns a
+ * connected client; the tests call client.callTool and client.listTools,
+ * which both SDK majors provide.
+ */
+export function defineChecks(label, connect) {
+  describe(label, () => {
+    let client;
+    let notebook;
+    let note;
+    const title = `Plan ${randomBytes(4).toString('hex')}`;
+
+    before(async () => {
+      client = await connect();
+      const { tools } = await client.listTools();
+      const create = tools.find((t) => t.name === 'create_note');
+      assert.ok(create?.outputSchema, 'create_note has no outputSchema: the SDK would not validate');
+    });
+    after(async () => { await client?.close(); });
+
+    test('success: structuredContent validates against the outputSchema', async () => {
+      const nb = await client.callTool({ name: 'create_notebook', arguments: { title: `${label} ${title}` } });
+      assert.ok(!nb.isError, JSON.stringify(nb));
+      notebook = nb.structuredContent.id;
+      const res = await client.callTool({ name: 'create_note', arguments: { notebook_id: notebook, title } });
+      assert.ok(!res.isError, JSON.stringify(res));
+      note = res.structuredContent;
+      assert.match(note.id, /^[0-9a-f]{32}$/);
+      assert.equal(note.title, title);
+      assert.deepEqual(JSON.parse(res.content[0].text), res.structuredContent);
+    });
+
+    test('duplicate create: NOTE_ALREADY_EXISTS with matches and the update_note hint', async () => {
+      assert.ok(note, 'the success check must run first');
+      const res = await client.callTool({ name: 'create_note', arguments: { notebook_id: notebook, title } });
+      const e = toolError(res);
+      assert.equal(e.code, 'NOTE_ALREADY_EXISTS');
+      assert.equal(e.retryable, false);
+      assert.match(e.message, /update_note/);
+      assert.equal(e.details.update_tool, 'update_note');
+      assert.deepEqual(e.details.matches, [{ id: note.id, trashed: false }]);
+    });
+
+    test('NOT_FOUND', async () => {
+      const res = await client.callTool({ name: 'get_note', arguments: { id: randomBytes(16).toString('hex') } });
+      const e = toolError(res);
+      assert.equal(e.code, 'NOT_FOUND');
+      assert.equal(e.retryable, false);
+    });
+
+    test('INVALID_ARGUMENT names the bad path, never the value', async () => {
+      const res = await client.callTool({ name: 'get_note', arguments: { id: 'not-an-id-SECRETVALUE' } });
+      const e = toolError(res);
+      assert.equal(e.code, 'INVALID_ARGUMENT');
+      assert.equal(e.retryable, false);
+      assert.ok(e.details.problems.some((p) => p.path === '/id'), JSON.stringify(e.details));
+      assert.doesNotMatch(res.content[0].text, /SECRETVALUE/);
+    });
+  });
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Real MCP clients against the built binary, without Docker: the official
+# TypeScript SDK v1 (@modelcontextprotocol/sdk) and v2
+# (@modelcontextprotocol/client), pinned in deploy/ci/clients, each over
+# stdio (`notebridge mcp stdio`) and Streamable HTTP (`notebridge mcp
+# serve` with its bearer token file), against the fake Joplin
+# (pkg/joplin/joplinfake/cmd/joplinfake). Each client must read the error
+# code, message and details of a duplicate create, a NOT_FOUND and an
+# INVALID_ARGUMENT, and get a success whose structuredContent validates.
+# Exits non-zero on any failure. The Go SDK client runs in `go test ./...`
+# (services/notebridge/gosdk_client_test.go).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="/usr/local/go/bin:$PATH"
+
+if ! command -v npm >/dev/null 2>&1; then
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+fi
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "real-clients: Node $node_major is too old; @modelcontextprotocol/client needs Node >= 20" >&2
+  exit 1
+fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# wait_for FILE REGEX PID: print the first match of REGEX in FILE, waiting
+# up to 20 s while process PID lives.
+wait_for() {
+  local i m
+  for i in $(seq 200); do
+    if m=$(grep -Eo "$2" "$1" 2>/dev/null | head -n1) && [ -n "$m" ]; then
+      echo "$m"; return 0
+    fi
+    kill -0 "$3" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "real-clients: no match for $2 in $1:" >&2; cat "$1" >&2; return 1
+}
+
+go build -o "$work/notebridge" ./services/notebridge
+go build -o "$work/joplinfake" ./pkg/joplin/joplinfake/cmd/joplinfake
+
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/joplin-token"
+"$work/joplinfake" -token-file "$work/joplin-token" > "$work/fake.out" 2>&1 &
+pids+=($!)
+joplin_url=$(wait_for "$work/fake.out" '^http://127\.0\.0\.1:[0-9]+' "${pids[-1]}")
+
+mkdir -p "$work/home"
+HOME="$work/home" "$work/notebridge" mcp serve --listen 127.0.0.1:0 --state-dir "$work/state" \
+  --joplin-url "$joplin_url" --joplin-token-file "$work/joplin-token" > "$work/serve.out" 2> "$work/serve.err" &
+pids+=($!)
+addr=$(wait_for "$work/serve.err" 'addr=127\.0\.0\.1:[0-9]+' "${pids[-1]}")
+addr=${addr#addr=}
+
+(cd deploy/ci/clients && npm ci --no-audit --no-fund --silent)
+
+status=0
+CLIENTS_BIN="$work/notebridge" CLIENTS_HOME="$work/home" \
+CLIENTS_JOPLIN_URL="$joplin_url" CLIENTS_JOPLIN_TOKEN_FILE="$work/joplin-token" \
+CLIENTS_MCP_URL="http://$addr/mcp" CLIENTS_MCP_TOKEN_FILE="$work/state/mcp-token" \
+  node --test --test-reporter=spec deploy/ci/clients/sdk-v1.test.mjs deploy/ci/clients/sdk-v2.test.mjs || status=$?
+
+if [ -s "$work/serve.out" ]; then
+  echo "real-clients: mcp serve wrote to stdout" >&2; status=1
+fi
+exit "$status"
