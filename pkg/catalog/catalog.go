@@ -21,7 +21,11 @@ var Toolsets = []string{joplinops.Toolset, okfops.Toolset}
 type Config struct {
 	Joplin       *joplin.Client
 	JoplinLimits joplinops.Limits
-	OKF          okfops.Config
+	// JoplinLockDir, when set, holds the lock file that serialises
+	// duplicate-checked Joplin writes across processes (the state
+	// directory); empty serialises them within the process only.
+	JoplinLockDir string
+	OKF           okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
 	// ReadOnly selects the read-only profile: only operations whose effect
@@ -58,7 +62,11 @@ func Build(cfg Config) (*registry.Registry, error) {
 	}
 	var ops []registry.Operation
 	if contains(enabled, joplinops.Toolset) {
-		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits)...)
+		var opts []joplinops.Option
+		if cfg.JoplinLockDir != "" {
+			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir))
+		}
+		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits, opts...)...)
 	}
 	if contains(enabled, okfops.Toolset) {
 		ops = append(ops, okfops.Operations(cfg.OKF)...)

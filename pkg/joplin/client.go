@@ -94,6 +94,22 @@ func New(cfg Config) (*Client, error) {
 
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
+// Endpoint is the base URL in a normal form, so that spellings of one
+// address compare equal: scheme and host in lower case, the scheme's
+// default port dropped, no trailing slash. It names the Joplin the client
+// talks to (say, in a lock file name); it never holds the token.
+func (c *Client) Endpoint() string {
+	host, port := strings.ToLower(c.base.Hostname()), c.base.Port()
+	if c.base.Scheme == "http" && port == "80" || c.base.Scheme == "https" && port == "443" {
+		port = ""
+	}
+	if port != "" || strings.Contains(host, ":") {
+		host = net.JoinHostPort(host, port)
+		host = strings.TrimSuffix(host, ":")
+	}
+	return c.base.Scheme + "://" + host + strings.TrimRight(c.base.Path, "/")
+}
+
 // NewID returns a fresh Joplin object id (32 lowercase hex characters).
 // Creating objects under a client-chosen id makes a lost response checkable.
 func NewID() string {
@@ -311,7 +327,7 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, sent bool, e
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		return body, true, nil
 	}
-	return nil, true, statusError(resp.StatusCode, body)
+	return nil, true, statusError(resp.StatusCode, body, r.isWrite())
 }
 
 // readBody reads a response body of at most max bytes. A body whose

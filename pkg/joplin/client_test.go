@@ -269,3 +269,28 @@ func TestCallerCancellationIsNotAnOutage(t *testing.T) {
 		}
 	}
 }
+
+// TestServerErrorToAWriteIsUncertain: Joplin can fail after it has written,
+// so a 5xx answer to a write is WRITE_OUTCOME_UNKNOWN (non-retryable), while
+// the same answer to a read stays JOPLIN_ERROR; NotApplied turns it into a
+// refusal once the caller has checked.
+func TestServerErrorToAWriteIsUncertain(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(500)
+		fmt.Fprint(w, `{"error":"boom at /usr/lib/x.js"}`)
+	}))
+	defer srv.Close()
+	c := newClient(t, srv.URL, 0)
+	err := c.Write(context.Background(), "POST", "/notes", nil, map[string]string{"title": "x"}, nil)
+	de, ok := domainerr.As(err)
+	if !ok || de.Code != domainerr.WriteOutcomeUnknown || de.Retryable {
+		t.Fatalf("write: %v", err)
+	}
+	ae, answered := AnsweredServerError(err)
+	if !answered || code(ae.NotApplied()) != domainerr.JoplinError || ae.NotApplied().Status != 500 {
+		t.Fatalf("answered %v, not applied %v", answered, ae)
+	}
+	if code(c.Get(context.Background(), "/notes", nil, nil)) != domainerr.JoplinError {
+		t.Fatal("read: want JOPLIN_ERROR")
+	}
+}

@@ -14,7 +14,9 @@ import (
 // APIError is a non-2xx answer from Joplin. Message is the first line of
 // Joplin's error text with paths removed; it is for the bridge's own
 // decisions (e.g. recognising a duplicate tag), not for clients. Its
-// domain error, reached through errors.As, is what clients see.
+// domain error, reached through errors.As, is what clients see. A 5xx
+// answer to a write is WRITE_OUTCOME_UNKNOWN: Joplin can fail after it has
+// written (see NotApplied).
 type APIError struct {
 	Status  int
 	Message string
@@ -39,7 +41,7 @@ func SafeFirstLine(s string) string {
 	return strings.TrimSpace(line)
 }
 
-func statusError(status int, body []byte) error {
+func statusError(status int, body []byte, write bool) error {
 	var payload struct {
 		Error string `json:"error"`
 	}
@@ -50,11 +52,37 @@ func statusError(status int, body []byte) error {
 		e.domain = domainerr.New(domainerr.JoplinAuthFailed, "Joplin refused the API token; check the token file")
 	case status == 404:
 		e.domain = domainerr.New(domainerr.NotFound, "the object does not exist in Joplin")
-	default:
-		e.domain = domainerr.New(domainerr.JoplinError, "Joplin rejected the request (HTTP %d)", status).
+	case status >= 500 && write:
+		e.domain = domainerr.New(domainerr.WriteOutcomeUnknown,
+			"Joplin answered the write with HTTP %d; it may or may not have been applied", status).
 			WithDetails(map[string]any{"status": status})
+	default:
+		e.domain = rejected(status)
 	}
 	return e
+}
+
+func rejected(status int) *domainerr.Error {
+	return domainerr.New(domainerr.JoplinError, "Joplin rejected the request (HTTP %d)", status).
+		WithDetails(map[string]any{"status": status})
+}
+
+// NotApplied returns e as a certain refusal, JOPLIN_ERROR, for a write the
+// caller has checked was not applied (say, the object it would have created
+// is absent).
+func (e *APIError) NotApplied() *APIError {
+	return &APIError{Status: e.Status, Message: e.Message, domain: rejected(e.Status)}
+}
+
+// AnsweredServerError reports whether err is a 5xx answer from Joplin: unlike
+// a lost answer, Joplin has finished handling the request, so what it holds
+// now tells whether a write was applied.
+func AnsweredServerError(err error) (*APIError, bool) {
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status >= 500 {
+		return ae, true
+	}
+	return nil, false
 }
 
 // IsStatus reports whether err is a Joplin answer with the given status.

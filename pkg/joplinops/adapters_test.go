@@ -39,7 +39,7 @@ func TestScenariosThroughMCPAdapters(t *testing.T) {
 		bin := mcptest.BuildBinary(t, mcptest.ModuleRoot(t))
 		tokenFile := filepath.Join(t.TempDir(), "token")
 		os.WriteFile(tokenFile, []byte(token), 0o600)
-		c := mcptest.Binary(t, bin, "--joplin-url", h.url, "--joplin-token-file", tokenFile)
+		c := mcptest.Binary(t, bin, "--joplin-url", h.url, "--joplin-token-file", tokenFile, "--state-dir", t.TempDir())
 		env := h.env
 		env.Call = mcptest.Caller(t, c)
 		scenarios.All(t, env)

@@ -52,7 +52,7 @@ func TestRealJoplinScenarios(t *testing.T) {
 	})
 	t.Run("binary stdio", func(t *testing.T) {
 		env := base
-		env.Call = mcptest.Caller(t, mcptest.Binary(t, bin, "--joplin-url", j.URL(), "--joplin-token-file", j.TokenFile, "--joplin-wait", "10s"))
+		env.Call = mcptest.Caller(t, mcptest.Binary(t, bin, "--joplin-url", j.URL(), "--joplin-token-file", j.TokenFile, "--joplin-wait", "10s", "--state-dir", t.TempDir()))
 		scenarios.All(t, env)
 	})
 }

@@ -100,7 +100,7 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (Note, error) {
 		}
 	}
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
-		return Note{}, err
+		return Note{}, withObjectID(err, in.ID)
 	}
 	updated, err := o.loadNote(ctx, in.ID, noteFields)
 	if err != nil {
@@ -187,7 +187,7 @@ func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteO
 		req["parent_id"] = target
 	}
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
-		return restoreNoteOut{}, err
+		return restoreNoteOut{}, withObjectID(err, in.ID)
 	}
 	return restoreNoteOut{ID: in.ID, NotebookID: target, Moved: target != n.ParentID}, nil
 }

@@ -223,8 +223,11 @@ func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebo
 	if err != nil {
 		return Notebook{}, err
 	}
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return Notebook{}, err
+	}
+	defer unlock()
 
 	all, err := o.allFolders(ctx)
 	if err != nil {
@@ -242,7 +245,12 @@ func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebo
 	req := map[string]any{"id": id, "title": title, "parent_id": in.ParentID}
 	var created notebookRow
 	if err := o.c.Write(ctx, "POST", "/folders", nil, req, &created); err != nil {
-		return Notebook{}, withObjectID(err, id)
+		load := func(ctx context.Context) (notebookRow, error) { return o.loadNotebook(ctx, id, "notebook") }
+		if created, err = confirmCreate(ctx, err, id, load, func(r notebookRow) bool {
+			return r.Title == title && r.ParentID == in.ParentID && r.DeletedTime == 0
+		}); err != nil {
+			return Notebook{}, err
+		}
 	}
 	return created.toNotebook(nil), nil
 }
@@ -268,8 +276,11 @@ func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebo
 	if in.Title == nil && in.ParentID == nil {
 		return Notebook{}, domainerr.New(domainerr.InvalidArgument, "give title, parent_id or both")
 	}
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return Notebook{}, err
+	}
+	defer unlock()
 
 	cur, err := o.loadNotebook(ctx, in.ID, "notebook")
 	if err != nil {
@@ -300,7 +311,7 @@ func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebo
 	}
 	var updated notebookRow
 	if err := o.c.Write(ctx, "PUT", "/folders/"+in.ID, nil, req, &updated); err != nil {
-		return Notebook{}, err
+		return Notebook{}, withObjectID(err, in.ID)
 	}
 	return updated.toNotebook(all), nil
 }
@@ -468,7 +479,7 @@ const maxReportedIDs = 200
 // failure's code that says what was restored.
 func partialRestore(err error, failedID string, done restoreNotebookOut, doneIDs []string) error {
 	if done.RestoredNotebooks+done.RestoredNotes == 0 {
-		return err
+		return withObjectID(err, failedID)
 	}
 	de, ok := domainerr.As(err)
 	if !ok {

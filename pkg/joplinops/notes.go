@@ -126,8 +126,11 @@ func (o *Ops) createNote() registry.Operation {
 }
 
 func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return Note{}, err
+	}
+	defer unlock()
 
 	if err := o.liveNotebook(ctx, in.NotebookID); err != nil {
 		return Note{}, err
@@ -155,16 +158,23 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 	}
 	var created apiNote
 	if err := o.c.Write(ctx, "POST", "/notes", nil, req, &created); err != nil {
-		return Note{}, withObjectID(err, id)
+		load := func(ctx context.Context) (apiNote, error) { return o.loadNote(ctx, id, noteFields) }
+		if created, err = confirmCreate(ctx, err, id, load, func(n apiNote) bool {
+			return n.ParentID == in.NotebookID && n.Title == in.Title && n.Body == in.Body && n.DeletedTime == 0 &&
+				n.IsTodo == boolInt(in.IsTodo) && (!in.IsTodo || n.TodoDue == in.TodoDue)
+		}); err != nil {
+			return Note{}, err
+		}
 	}
 	return created.toNote(true), nil
 }
 
-// withObjectID attaches the id a create chose to an uncertain-outcome error,
-// so an operator can check whether the object exists.
+// withObjectID attaches the id of the object a write was about (the one a
+// create chose, or the one it changed) to an uncertain-outcome error, so an
+// operator can check it; the operator journal records the id.
 func withObjectID(err error, id string) error {
 	if de, ok := domainerr.As(err); ok && de.Code == domainerr.WriteOutcomeUnknown {
-		return domainerr.New(de.Code, "%s; check whether object %s exists before retrying", de.Message, id).
+		return domainerr.New(de.Code, "%s; check object %s in Joplin before retrying", de.Message, id).
 			WithDetails(map[string]any{"id": id})
 	}
 	return err

@@ -3,8 +3,6 @@
 package joplinops
 
 import (
-	"sync"
-
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
@@ -30,15 +28,23 @@ var DefaultLimits = Limits{MaxScan: 100_000, MaxResourceBytes: 10 << 20}
 type Ops struct {
 	c      *joplin.Client
 	limits Limits
-	// createMu serializes duplicate preflight and create within the process.
-	createMu sync.Mutex
+	// createSlot (capacity 1) serialises duplicate preflight and write
+	// within the process; lockPath, when set, across processes (lock.go).
+	createSlot chan struct{}
+	lockPath   string
 }
+
+// Option configures the operations.
+type Option func(*Ops)
 
 var allTransports = []registry.Transport{registry.MCPStdio, registry.MCPHTTP, registry.Actions}
 
 // Operations returns the Joplin operations in catalog order.
-func Operations(c *joplin.Client, limits Limits) []registry.Operation {
-	o := &Ops{c: c, limits: limits}
+func Operations(c *joplin.Client, limits Limits, opts ...Option) []registry.Operation {
+	o := &Ops{c: c, limits: limits, createSlot: make(chan struct{}, 1)}
+	for _, opt := range opts {
+		opt(o)
+	}
 	var ops []registry.Operation
 	ops = append(ops, o.joplinStatus())
 	ops = append(ops, o.noteOps()...)

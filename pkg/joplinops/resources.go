@@ -276,7 +276,7 @@ func (o *Ops) deleteResource() registry.Operation {
 				return deleteResourceOut{}, err
 			}
 			if err := o.c.Write(ctx, "DELETE", "/resources/"+in.ID, nil, nil, nil); err != nil {
-				return deleteResourceOut{}, missing(err, "resource", in.ID)
+				return deleteResourceOut{}, withObjectID(missing(err, "resource", in.ID), in.ID)
 			}
 			return deleteResourceOut{ID: in.ID, Deleted: true}, nil
 		}))

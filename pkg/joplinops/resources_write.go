@@ -141,6 +141,16 @@ func (o *Ops) resourceMatches(ctx context.Context, title string, size int64, sel
 	return out, nil
 }
 
+// sameContent reports whether resource r has the given title and content
+// with SHA-256 sum; a failed download counts as not the same.
+func (o *Ops) sameContent(ctx context.Context, r Resource, title string, sum [32]byte) bool {
+	if r.Title != title {
+		return false
+	}
+	data, err := o.content(ctx, r)
+	return err == nil && sha256.Sum256(data) == sum
+}
+
 func resourceExists(matches []match) error {
 	return alreadyExists(domainerr.ResourceAlreadyExists, "resource", "update_resource", "", matches)
 }
@@ -184,8 +194,11 @@ func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (create
 	}
 	title, sum := cmp.Or(in.Title, in.Filename), sha256.Sum256(data)
 
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return createResourceOut{}, err
+	}
+	defer unlock()
 	if in.NoteID != "" {
 		if err := o.liveNote(ctx, in.NoteID); err != nil {
 			return createResourceOut{}, err
@@ -203,7 +216,10 @@ func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (create
 	var r Resource
 	props := map[string]any{"id": id, "title": title}
 	if err := o.c.WriteMultipartFile(ctx, "POST", "/resources", props, uploadName(mimeType, in.Filename), data, &r); err != nil {
-		return createResourceOut{}, withObjectID(err, id)
+		if r, err = confirmCreate(ctx, err, id, func(ctx context.Context) (Resource, error) { return o.loadResource(ctx, id) },
+			func(got Resource) bool { return o.sameContent(ctx, got, title, sum) }); err != nil {
+			return createResourceOut{}, err
+		}
 	}
 	// Joplin ignores props other than id and title, and maps some types to
 	// older aliases: set the filename and fix the mime with a second write.
@@ -230,7 +246,8 @@ func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (create
 }
 
 // attach appends a link to resource r to the body of note noteID: an image
-// link for images, a plain link otherwise.
+// link for images, a plain link otherwise. After a 5xx answer it reads the
+// body back to tell an applied write from a refused one.
 func (o *Ops) attach(ctx context.Context, noteID string, r Resource) error {
 	n, err := o.loadNote(ctx, noteID, "id,body")
 	if err != nil {
@@ -247,7 +264,22 @@ func (o *Ops) attach(ctx context.Context, noteID string, r Resource) error {
 	case strings.HasSuffix(n.Body, "\n"):
 		sep = "\n"
 	}
-	return o.c.Write(ctx, "PUT", "/notes/"+noteID, nil, map[string]any{"body": n.Body + sep + link}, nil)
+	body := n.Body + sep + link
+	err = o.c.Write(ctx, "PUT", "/notes/"+noteID, nil, map[string]any{"body": body}, nil)
+	ae, answered := joplin.AnsweredServerError(err)
+	if !answered {
+		return err
+	}
+	// Joplin has finished with the write: the body it holds now says
+	// whether the link was appended.
+	now, lerr := o.loadNote(ctx, noteID, "id,body")
+	switch {
+	case lerr == nil && now.Body == body:
+		return nil
+	case lerr == nil && now.Body == n.Body:
+		return ae.NotApplied()
+	}
+	return err
 }
 
 // linkText escapes a title for use as Markdown link text on one line.
@@ -333,8 +365,11 @@ func (o *Ops) doUpdateResource(ctx context.Context, in updateResourceIn) (update
 			return updateResourceOut{}, err
 		}
 	}
-	o.createMu.Lock()
-	defer o.createMu.Unlock()
+	unlock, err := o.lockCreates(ctx)
+	if err != nil {
+		return updateResourceOut{}, err
+	}
+	defer unlock()
 	cur, err := o.loadResource(ctx, in.ID)
 	if err != nil {
 		return updateResourceOut{}, err
@@ -393,7 +428,7 @@ func (o *Ops) writeResourceUpdate(ctx context.Context, in updateResourceIn, cur 
 		var up Resource
 		name := uploadName(mimeType, cmp.Or(deref(in.Filename), cur.Filename))
 		if err := o.c.WriteMultipartFile(ctx, "PUT", "/resources/"+in.ID, props, name, data, &up); err != nil {
-			return updateResourceOut{}, missing(err, "resource", in.ID)
+			return updateResourceOut{}, withObjectID(missing(err, "resource", in.ID), in.ID)
 		}
 		if up.Mime != mimeType {
 			meta["mime"] = mimeType
@@ -411,7 +446,7 @@ func (o *Ops) writeResourceUpdate(ctx context.Context, in updateResourceIn, cur 
 	if len(meta) > 0 {
 		if err := o.c.Write(ctx, "PUT", "/resources/"+in.ID, nil, meta, nil); err != nil {
 			if data == nil {
-				return updateResourceOut{}, missing(err, "resource", in.ID)
+				return updateResourceOut{}, withObjectID(missing(err, "resource", in.ID), in.ID)
 			}
 			de := domainOf(err)
 			return updateResourceOut{}, domainerr.New(de.Code, "the content of resource %s was replaced, but updating its "+

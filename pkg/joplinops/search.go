@@ -31,12 +31,22 @@ type searchOut struct {
 	Page    int         `json:"page"`
 }
 
-var searchTypes = map[string]string{"note": "note", "notebook": "folder", "tag": "tag"}
+// searchTypes maps each search type the tool accepts to the Joplin item
+// type it searches and the fields it asks for. Joplin answers HTTP 500 for
+// a field its table lacks: tags have neither parent_id nor deleted_time.
+var searchTypes = map[string]struct{ joplinType, fields string }{
+	"note":     {"note", "id,title,parent_id,deleted_time"},
+	"notebook": {"folder", "id,title,parent_id,deleted_time"},
+	"tag":      {"tag", "id,title"},
+}
+
+// SearchTypes lists the search types the tool accepts, in schema order.
+var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"query": schema.String("Notes: Joplin query syntax (words, \"phrases\", title:, body:, tag:, notebook:, -exclusion, prefix*). Notebooks and tags: title, * as wildcard.", 1, 1000),
-		"type":  schema.Enum("Default note.", "note", "notebook", "tag"),
+		"type":  schema.Enum("Default note.", SearchTypes...),
 		"limit": schema.Integer("Default 20.", 1, 100),
 		"page":  schema.Integer("", 1, 10_000),
 	}, "query")
@@ -47,7 +57,7 @@ func (o *Ops) search() registry.Operation {
 		"trashed":     schema.Bool("Whether the object is in the trash."),
 	}, "id", "title", "trashed")
 	out := schema.Object("", map[string]any{
-		"type":     schema.Enum("What was searched.", "note", "notebook", "tag"),
+		"type":     schema.Enum("What was searched.", SearchTypes...),
 		"items":    schema.Array("Matches.", hit, 100),
 		"has_more": schema.Bool("Whether another page may hold more matches."),
 		"page":     schema.Integer("This page.", 1, 10_000),
@@ -64,10 +74,11 @@ func (o *Ops) search() registry.Operation {
 			if in.Page == 0 {
 				in.Page = 1
 			}
+			st := searchTypes[in.Type]
 			q := url.Values{
-				"query": {in.Query}, "type": {searchTypes[in.Type]},
+				"query": {in.Query}, "type": {st.joplinType},
 				"limit": {strconv.Itoa(in.Limit)}, "page": {strconv.Itoa(in.Page)},
-				"fields": {"id,title,parent_id,deleted_time"},
+				"fields": {st.fields},
 			}
 			var page struct {
 				Items []struct {

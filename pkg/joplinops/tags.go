@@ -126,8 +126,11 @@ func (o *Ops) createTag() registry.Operation {
 			if err := checkTagTitle(in.Title); err != nil {
 				return Tag{}, err
 			}
-			o.createMu.Lock()
-			defer o.createMu.Unlock()
+			unlock, err := o.lockCreates(ctx)
+			if err != nil {
+				return Tag{}, err
+			}
+			defer unlock()
 			tags, err := o.allTags(ctx)
 			if err != nil {
 				return Tag{}, err
@@ -138,7 +141,12 @@ func (o *Ops) createTag() registry.Operation {
 			id := joplin.NewID()
 			var created Tag
 			if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": in.Title}, &created); err != nil {
-				return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, ""), id)
+				load := func(ctx context.Context) (Tag, error) { return o.loadTag(ctx, id) }
+				if created, err = confirmCreate(ctx, err, id, load, func(t Tag) bool {
+					return NormalizeTitle(t.Title) == NormalizeTitle(in.Title)
+				}); err != nil {
+					return Tag{}, o.tagConflict(ctx, err, in.Title, "")
+				}
 			}
 			return created, nil
 		}))
@@ -160,8 +168,11 @@ func (o *Ops) updateTag() registry.Operation {
 			if err := checkTagTitle(in.Title); err != nil {
 				return Tag{}, err
 			}
-			o.createMu.Lock()
-			defer o.createMu.Unlock()
+			unlock, err := o.lockCreates(ctx)
+			if err != nil {
+				return Tag{}, err
+			}
+			defer unlock()
 			if _, err := o.loadTag(ctx, in.ID); err != nil {
 				return Tag{}, err
 			}
@@ -174,7 +185,7 @@ func (o *Ops) updateTag() registry.Operation {
 			}
 			var updated Tag
 			if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
-				return Tag{}, o.tagConflict(ctx, err, in.Title, in.ID)
+				return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, in.ID), in.ID)
 			}
 			return updated, nil
 		}))
@@ -202,7 +213,7 @@ func (o *Ops) deleteTag() registry.Operation {
 				return deleteTagOut{}, err
 			}
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
-				return deleteTagOut{}, missing(err, "tag", in.ID)
+				return deleteTagOut{}, withObjectID(missing(err, "tag", in.ID), in.ID)
 			}
 			return deleteTagOut{ID: in.ID, Deleted: true}, nil
 		}))
@@ -265,7 +276,7 @@ func (o *Ops) tagNote() registry.Operation {
 				return res, nil
 			}
 			if err := o.c.Write(ctx, "POST", "/tags/"+in.TagID+"/notes", nil, map[string]any{"id": in.NoteID}, nil); err != nil {
-				return tagNoteOut{}, missing(err, "tag", in.TagID)
+				return tagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
 			}
 			return res, nil
 		}))
@@ -295,7 +306,7 @@ func (o *Ops) untagNote() registry.Operation {
 				return res, nil
 			}
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
-				return untagNoteOut{}, missing(err, "tag", in.TagID)
+				return untagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
 			}
 			return res, nil
 		}))

@@ -107,7 +107,7 @@ func (o *Ops) moveToTrash(ctx context.Context, id, path string, deletedTime int6
 		return trashOut{ID: id, Trashed: true, AlreadyTrashed: true}, nil
 	}
 	if err := o.c.Write(ctx, "DELETE", path, nil, nil, nil); err != nil {
-		return trashOut{}, err
+		return trashOut{}, withObjectID(err, id)
 	}
 	return trashOut{ID: id, Trashed: true}, nil
 }

@@ -73,7 +73,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
 	reg, err := catalog.Build(catalog.Config{
-		Joplin: jc, JoplinLimits: limits, Enabled: toolsets, ReadOnly: c.ReadOnly,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, Enabled: toolsets, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
@@ -102,7 +102,7 @@ func uncertainEntry(u executor.UncertainWrite) journal.Entry {
 			objects[k] = s
 		}
 	}
-	known := "the write reached Joplin but its answer was lost; check whether the named object exists before retrying"
+	known := "the write reached Joplin but its outcome could not be confirmed (no answer, or an error answer and no conclusive check); check whether the named object exists before retrying"
 	if _, okf := objects["idempotency_key"]; okf {
 		known = "the OKF commit passed its point of no return but did not finish; the next write to the bundle completes it, and retrying the identical request returns its receipt"
 	}

@@ -77,7 +77,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.StringVar(&c.JoplinTokenFile, "joplin-token-file", "", "file holding the Joplin API token")
 	fs.DurationVar(&c.JoplinWait, "joplin-wait", joplin.DefaultAvailabilityWait, "how long one call waits for an unreachable Joplin")
 	fs.DurationVar(&c.JoplinTimeout, "joplin-timeout", joplin.DefaultRequestTimeout, "timeout of one request to Joplin")
-	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens and the operator journal")
+	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens, the operator journal and lock files")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")

@@ -24,6 +24,9 @@ type Proxy struct {
 	// then drop the connection without the answer.
 	dropAfter func(r *http.Request) bool
 	dropped   atomic.Int32
+	// before, when set, sees each request before it is forwarded and may
+	// block to hold it.
+	before func(r *http.Request)
 }
 
 // NewProxy listens on a loopback port and forwards to upstream.
@@ -54,6 +57,14 @@ func (p *Proxy) DropAfter(rule func(r *http.Request) bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.dropAfter = rule
+}
+
+// Before installs (or, with nil, removes) a hook that sees each request
+// before it is forwarded; it may block to hold the request back.
+func (p *Proxy) Before(hook func(r *http.Request)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.before = hook
 }
 
 // Dropped counts connections dropped by the rule.
@@ -89,6 +100,12 @@ func (p *Proxy) handle(client net.Conn) {
 		req, err := http.ReadRequest(cr)
 		if err != nil {
 			return
+		}
+		p.mu.Lock()
+		hook := p.before
+		p.mu.Unlock()
+		if hook != nil {
+			hook(req)
 		}
 		if err := req.Write(server); err != nil {
 			return
