@@ -35,6 +35,7 @@ const (
 	ResponseTooLarge      Code = "RESPONSE_TOO_LARGE"
 	Unauthenticated       Code = "UNAUTHENTICATED"
 	OriginNotAllowed      Code = "ORIGIN_NOT_ALLOWED"
+	PublicDomainRequired  Code = "PUBLIC_DOMAIN_REQUIRED"
 	ResourceLimit         Code = "RESOURCE_LIMIT"
 	PathRejected          Code = "PATH_REJECTED"
 	ValidationFailed      Code = "VALIDATION_FAILED"
@@ -51,7 +52,7 @@ var AllCodes = []Code{
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, OriginNotAllowed,
-	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
+	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
 	PlanMismatch, ReceiptConflict, Internal,
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 )
@@ -41,6 +42,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	} else {
 		a.log.Info("GPT Actions are disabled (enable with --actions-enabled and --actions-token-file)")
 	}
+	a.reportJoplin(ctx, c.JoplinTokenFile, true)
 	return serveAll(ctx, ls...)
 }
 
@@ -48,7 +50,9 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 	fs.BoolVar(&c.ActionsEnabled, "actions-enabled", false, "serve GPT Actions (needs --actions-token-file)")
 	fs.StringVar(&c.ActionsTokenFile, "actions-token-file", "", "file holding the Actions bearer token (mode 0600, regular file)")
 	fs.StringVar(&c.ActionsListen, "actions-listen", "127.0.0.1:8766", "GPT Actions listen address")
-	fs.StringVar(&c.ActionsOrigin, "actions-origin", "", "public https origin; when set, the OpenAPI document is served at "+actions.DocumentPath)
+	fs.StringVar(&c.Domain, "domain", "", "public DNS name of the service (NOTEBRIDGE_DOMAIN, the name Caddy serves); the OpenAPI document at "+
+		actions.DocumentPath+" is for https://DOMAIN. A local name (localhost) serves no document")
+	fs.StringVar(&c.ActionsOrigin, "actions-origin", "", "public https origin of the OpenAPI document, overriding https://DOMAIN (also read from "+envOrigin+")")
 	fs.StringVar(&c.ActionsRate, "actions-rate", "120-M", "authenticated Actions requests allowed per credential (count-S|M|H)")
 	fs.IntVar(&c.ActionsMaxConcurrent, "actions-max-concurrent", 8, "Actions calls executing at once")
 }
@@ -63,15 +67,13 @@ func actionsListener(c *config, a *app) (listener, error) {
 	if err := distinctSecrets(c.ActionsTokenFile, c.MCPTokenFile, c.JoplinTokenFile); err != nil {
 		return listener{}, err
 	}
-	var doc []byte
-	if c.ActionsOrigin != "" {
-		if doc, err = actions.Document(a.exec.Registry(), c.ActionsOrigin, version); err != nil {
-			return listener{}, fmt.Errorf("--actions-origin: %w", err)
-		}
+	doc, docErr, err := actionsDocument(c, a)
+	if err != nil {
+		return listener{}, err
 	}
 	h, err := actions.NewHandler(a.exec, actions.Config{
 		Token: token, MaxBodyBytes: c.MaxRequestBytes, MaxConcurrent: c.ActionsMaxConcurrent,
-		Rate: c.ActionsRate, Document: doc,
+		Rate: c.ActionsRate, Document: doc, DocumentError: docErr,
 	})
 	if err != nil {
 		return listener{}, err
@@ -82,6 +84,36 @@ func actionsListener(c *config, a *app) (listener, error) {
 	}
 	a.log.Info("serving GPT Actions", "addr", ln.Addr().String())
 	return listener{name: "actions", ln: ln, srv: httpfront.NewServer(c.ActionsListen, h, c.timeouts())}, nil
+}
+
+// envOrigin overrides the origin derived from the domain, for serve (like
+// --actions-origin) and for the openapi command (like --origin).
+const envOrigin = "NOTEBRIDGE_ORIGIN"
+
+// actionsDocument builds the OpenAPI document for the origin given by
+// --actions-origin, else NOTEBRIDGE_ORIGIN, else https://<--domain>. An
+// explicit origin that is not valid stops the start; a domain that gives
+// no public origin (unset, localhost) only means no document: the error
+// returned second is what GET /openapi.json answers.
+func actionsDocument(c *config, a *app) ([]byte, *domainerr.Error, error) {
+	origin, source := c.ActionsOrigin, "--actions-origin"
+	if origin == "" {
+		origin, source = os.Getenv(envOrigin), envOrigin
+	}
+	if origin == "" {
+		var derr *domainerr.Error
+		if origin, derr = actions.OriginFromDomain(c.Domain); derr != nil {
+			a.log.Warn(derr.Message, "path", actions.DocumentPath)
+			return nil, derr, nil
+		}
+		source = "--domain"
+	}
+	doc, err := actions.Document(a.exec.Registry(), origin, version)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", source, err)
+	}
+	a.log.Info("serving the OpenAPI document", "path", actions.DocumentPath, "origin", origin)
+	return doc, nil, nil
 }
 
 // distinctSecrets refuses a configuration where the Actions credential is
@@ -109,17 +141,25 @@ func distinctSecrets(actionsFile string, others ...string) error {
 	return nil
 }
 
-// runOpenAPI prints the OpenAPI 3.1 document for one production origin.
+// runOpenAPI prints the OpenAPI 3.1 document for one production origin:
+// --origin (NOTEBRIDGE_ORIGIN), else https://<--domain> (NOTEBRIDGE_DOMAIN).
 func runOpenAPI(args []string, stdout, stderr io.Writer) error {
-	var origin string
+	var origin, domain string
 	_, a, err := setup("openapi", args, stderr, false, func(fs *flag.FlagSet, _ *config) {
 		fs.StringVar(&origin, "origin", "", "public https origin of the Actions API, e.g. https://notes.example.com")
+		fs.StringVar(&domain, "domain", "", "public DNS name of the service; the origin is then https://DOMAIN")
 	})
 	if err != nil {
 		return err
 	}
 	if strings.TrimSpace(origin) == "" {
-		return errors.New("--origin is required, e.g. --origin https://notes.example.com")
+		if strings.TrimSpace(domain) == "" {
+			return errors.New("--origin is required, e.g. --origin https://notes.example.com (or set NOTEBRIDGE_DOMAIN)")
+		}
+		var derr *domainerr.Error
+		if origin, derr = actions.OriginFromDomain(domain); derr != nil {
+			return errors.New(derr.Message)
+		}
 	}
 	doc, err := actions.Document(a.exec.Registry(), origin, version)
 	if err != nil {
