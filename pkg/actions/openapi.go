@@ -54,16 +54,16 @@ func OriginFromDomain(domain string) (string, *domainerr.Error) {
 	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
 	if d == "" {
 		return "", domainerr.New(domainerr.PublicDomainRequired,
-			"no OpenAPI document is served: GPT Actions need a public domain; set NOTEBRIDGE_DOMAIN to the public DNS name of this service")
+			"GPT Actions need a public domain; set NOTEBRIDGE_DOMAIN to the public DNS name of this service")
 	}
 	if isLocalHost(d) {
 		return "", domainerr.New(domainerr.PublicDomainRequired,
-			"no OpenAPI document is served: GPT Actions need a public domain, and NOTEBRIDGE_DOMAIN is the local name %.100q; set it to a public DNS name that points at this host", d)
+			"GPT Actions need a public domain, and NOTEBRIDGE_DOMAIN is the local name %.100q; set it to a public DNS name that points at this host", d)
 	}
 	origin, err := CheckOrigin("https://" + d)
 	if err != nil {
 		return "", domainerr.New(domainerr.PublicDomainRequired,
-			"no OpenAPI document is served: GPT Actions need a public domain, and NOTEBRIDGE_DOMAIN %.100q gives no valid origin (%v); set it to a public DNS name", d, err)
+			"GPT Actions need a public domain, and NOTEBRIDGE_DOMAIN %.100q gives no valid origin (%v); set it to a public DNS name", d, err)
 	}
 	return origin, nil
 }

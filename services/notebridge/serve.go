@@ -103,7 +103,7 @@ func actionsDocument(c *config, a *app) ([]byte, *domainerr.Error, error) {
 	if origin == "" {
 		var derr *domainerr.Error
 		if origin, derr = actions.OriginFromDomain(c.Domain); derr != nil {
-			a.log.Warn(derr.Message, "path", actions.DocumentPath)
+			a.log.Warn("no OpenAPI document is served", "path", actions.DocumentPath, "reason", derr.Message)
 			return nil, derr, nil
 		}
 		source = "--domain"
