@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"unicode/utf8"
 
@@ -34,9 +35,25 @@ func writeToken(t *testing.T, tok string) string {
 	return p
 }
 
+// blocker lets a test hold block_call inside its handler: the handler
+// signals held once it runs (so it holds an Actions slot) and returns when
+// release is closed.
+type blocker struct {
+	held    chan struct{}
+	release chan struct{}
+	once    sync.Once
+}
+
+func newBlocker() *blocker {
+	return &blocker{held: make(chan struct{}, 1), release: make(chan struct{})}
+}
+
+// Release lets every held and future block_call return; idempotent.
+func (b *blocker) Release() { b.once.Do(func() { close(b.release) }) }
+
 // toyRegistry has one read and one write operation whose results can be
 // made arbitrarily large, and one that blocks until released.
-func toyRegistry(t *testing.T, release chan struct{}) *registry.Registry {
+func toyRegistry(t *testing.T, b *blocker) *registry.Registry {
 	t.Helper()
 	in := schema.Object("", map[string]any{"size": schema.Integer("Result size.", 0, 1_000_000)})
 	out := schema.Object("", map[string]any{"id": schema.String("Id.", 0, 32), "pad": schema.String("Padding.", 0, 2_000_000)})
@@ -51,7 +68,8 @@ func toyRegistry(t *testing.T, release chan struct{}) *registry.Registry {
 		registry.Operation{Name: "write_pad", Title: "Write", Description: "Write.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectCreate, Exposure: all, Handler: h},
 		registry.Operation{Name: "block_call", Title: "Block", Description: "Block.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: all,
 			Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
-				<-release
+				b.held <- struct{}{}
+				<-b.release
 				return map[string]string{"id": "x"}, nil
 			}},
 		registry.Operation{Name: "conflict_pad", Title: "Conflict", Description: "Conflict.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectCreate, Exposure: all,
@@ -68,14 +86,14 @@ func toyRegistry(t *testing.T, release chan struct{}) *registry.Registry {
 	return reg
 }
 
-func newActions(t *testing.T, cfg Config, release chan struct{}) (*httptest.Server, string) {
+func newActions(t *testing.T, cfg Config, b *blocker) (*httptest.Server, string) {
 	t.Helper()
 	path := writeToken(t, actionsToken)
 	tf, err := httpauth.NewTokenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := executor.New(toyRegistry(t, release), executor.DefaultLimits)
+	ex, err := executor.New(toyRegistry(t, b), executor.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,26 +202,40 @@ func TestRateLimitPerCredential(t *testing.T) {
 	}
 }
 
+// TestConcurrencyBound synchronises on the handler: once block_call
+// signals that it runs, it holds the only slot, so the next call must be
+// refused with 503; once it returns, the slot is free again.
 func TestConcurrencyBound(t *testing.T) {
-	release := make(chan struct{})
-	srv, _ := newActions(t, Config{MaxConcurrent: 1}, release)
+	b := newBlocker()
+	srv, _ := newActions(t, Config{MaxConcurrent: 1}, b)
+	t.Cleanup(b.Release) // runs before the server closes, even on failure
 	done := make(chan int)
 	go func() {
-		resp, _ := call(t, srv.URL+"/v1/block_call", `{}`, bearer...)
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/block_call", strings.NewReader(`{}`))
+		req.Header.Set(bearer[0], bearer[1])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
 		done <- resp.StatusCode
 	}()
-	var resp *http.Response
-	for i := 0; i < 200; i++ { // until the first call holds the slot
-		if resp, _ = call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode == 503 {
-			break
-		}
+	select {
+	case <-b.held:
+	case code := <-done:
+		t.Fatalf("block_call returned %d before it held the slot", code)
 	}
-	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("beyond the bound: %d", resp.StatusCode)
+	resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...)
+	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "BUSY") {
+		t.Fatalf("beyond the bound: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
-	close(release)
+	b.Release()
 	if code := <-done; code != 200 {
 		t.Fatalf("held call: %d", code)
+	}
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode != 200 {
+		t.Fatalf("after the held call returned, the slot is still taken: %d %s", resp.StatusCode, body)
 	}
 }
 

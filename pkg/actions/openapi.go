@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -42,6 +43,43 @@ func CheckOrigin(origin string) (string, error) {
 		return "", errors.New("origin must be a fully qualified DNS name")
 	}
 	return "https://" + host, nil
+}
+
+// OriginFromDomain returns the Actions origin, https://<domain>, for the
+// public host name the service is reached at (NOTEBRIDGE_DOMAIN). GPT
+// Actions are called from OpenAI's servers, so an unset domain, a local one
+// (localhost, *.localhost, a loopback address) or one that gives no valid
+// origin is a PUBLIC_DOMAIN_REQUIRED error.
+func OriginFromDomain(domain string) (string, *domainerr.Error) {
+	d := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(domain)), ".")
+	if d == "" {
+		return "", domainerr.New(domainerr.PublicDomainRequired,
+			"GPT Actions need a public domain; set NOTEBRIDGE_DOMAIN to the public DNS name of this service")
+	}
+	if isLocalHost(d) {
+		return "", domainerr.New(domainerr.PublicDomainRequired,
+			"GPT Actions need a public domain, and NOTEBRIDGE_DOMAIN is the local name %.100q; set it to a public DNS name that points at this host", d)
+	}
+	origin, err := CheckOrigin("https://" + d)
+	if err != nil {
+		return "", domainerr.New(domainerr.PublicDomainRequired,
+			"GPT Actions need a public domain, and NOTEBRIDGE_DOMAIN %.100q gives no valid origin (%v); set it to a public DNS name", d, err)
+	}
+	return origin, nil
+}
+
+// isLocalHost reports whether host (optionally with a port) names this
+// machine: localhost, a *.localhost name, or a loopback or unspecified IP.
+func isLocalHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }
 
 var hostPattern = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$`)

@@ -54,6 +54,9 @@ type Config struct {
 	Rate string
 	// Document is served at DocumentPath when non-nil.
 	Document []byte
+	// DocumentError answers DocumentPath when Document is nil (nil: a
+	// PUBLIC_DOMAIN_REQUIRED error); see OriginFromDomain.
+	DocumentError *domainerr.Error
 }
 
 // NewHandler builds the Actions HTTP handler for ex's Actions operations.
@@ -76,13 +79,21 @@ func NewHandler(ex *executor.Executor, cfg Config) (*echo.Echo, error) {
 	for _, op := range ex.Registry().Exposed(registry.Actions) {
 		e.POST(RoutePrefix+op.Name, handler(ex, op, slots))
 	}
-	if cfg.Document != nil {
-		doc := cfg.Document
-		e.GET(DocumentPath, func(c echo.Context) error {
-			return c.Blob(http.StatusOK, "application/json", doc)
-		})
-	}
+	e.GET(DocumentPath, documentHandler(cfg))
 	return e, nil
+}
+
+// documentHandler serves the OpenAPI document, or the error that says why
+// there is none.
+func documentHandler(cfg Config) echo.HandlerFunc {
+	if doc := cfg.Document; doc != nil {
+		return func(c echo.Context) error { return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, doc) }
+	}
+	derr := cfg.DocumentError
+	if derr == nil {
+		_, derr = OriginFromDomain("")
+	}
+	return func(c echo.Context) error { return httpfront.WriteError(c, Status(derr.Code), derr) }
 }
 
 // rateLimit counts authenticated requests per credential. The key is a

@@ -16,7 +16,7 @@ func Status(code domainerr.Code) int {
 		return http.StatusUnauthorized
 	case domainerr.OriginNotAllowed, domainerr.ReadOnly:
 		return http.StatusForbidden
-	case domainerr.NotFound, domainerr.UnknownOperation, domainerr.NotExposed:
+	case domainerr.NotFound, domainerr.UnknownOperation, domainerr.NotExposed, domainerr.PublicDomainRequired:
 		return http.StatusNotFound
 	case domainerr.NoteAlreadyExists, domainerr.NotebookAlreadyExists, domainerr.TagAlreadyExists, domainerr.ResourceAlreadyExists:
 		return http.StatusConflict

@@ -37,6 +37,7 @@ const (
 	Unauthenticated       Code = "UNAUTHENTICATED"
 	CredentialConflict    Code = "CREDENTIAL_CONFLICT"
 	OriginNotAllowed      Code = "ORIGIN_NOT_ALLOWED"
+	PublicDomainRequired  Code = "PUBLIC_DOMAIN_REQUIRED"
 	ResourceLimit         Code = "RESOURCE_LIMIT"
 	PathRejected          Code = "PATH_REJECTED"
 	ValidationFailed      Code = "VALIDATION_FAILED"
@@ -54,7 +55,7 @@ var AllCodes = []Code{
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
-	ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
+	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
 	PlanMismatch, ReceiptConflict, SessionLimit, Internal,
 }
 

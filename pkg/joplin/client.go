@@ -92,6 +92,10 @@ func New(cfg Config) (*Client, error) {
 	}, nil
 }
 
+// BaseURL is the Data API origin the client talks to, for diagnostics. It
+// holds no token: tokens are added per request and never stored in it.
+func (c *Client) BaseURL() string { return c.base.String() }
+
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Endpoint is the base URL in a normal form, so that spellings of one

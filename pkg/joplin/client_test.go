@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,61 +143,75 @@ func TestUnavailableIsRetryableWithinTheWait(t *testing.T) {
 	}
 }
 
-// dropAfterRequest accepts connections, reads one request fully, counts it,
-// and closes the connection without answering.
-func dropAfterRequest(t *testing.T, count *atomic.Int32) string {
+// dropServer accepts connections, reads one request fully, counts it, and
+// closes the connection without answering.
+type dropServer struct {
+	url   string
+	l     net.Listener
+	wg    sync.WaitGroup
+	count atomic.Int32
+}
+
+func dropAfterRequest(t *testing.T) *dropServer {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := &dropServer{url: "http://" + l.Addr().String(), l: l}
 	t.Cleanup(func() { l.Close() })
+	d.wg.Add(1)
 	go func() {
+		defer d.wg.Done()
 		for {
 			conn, err := l.Accept()
 			if err != nil {
 				return
 			}
+			d.wg.Add(1)
 			go func() {
+				defer d.wg.Done()
 				defer conn.Close()
 				req, err := http.ReadRequest(bufio.NewReader(conn))
 				if err != nil {
 					return
 				}
-				buf := make([]byte, 4096)
-				for {
-					if _, err := req.Body.Read(buf); err != nil {
-						break
-					}
-				}
-				count.Add(1)
+				io.Copy(io.Discard, req.Body)
+				d.count.Add(1)
 			}()
 		}
 	}()
-	return "http://" + l.Addr().String()
+	return d
+}
+
+// requests stops the server, waits until every accepted connection has been
+// handled, and returns how many requests arrived.
+func (d *dropServer) requests() int32 {
+	d.l.Close()
+	d.wg.Wait()
+	return d.count.Load()
 }
 
 func TestWriteIsSentOnceAndUncertainOutcomeIsReported(t *testing.T) {
-	var count atomic.Int32
-	c := newClient(t, dropAfterRequest(t, &count), 2*time.Second)
+	srv := dropAfterRequest(t)
+	c := newClient(t, srv.url, 2*time.Second)
 	err := c.Write(context.Background(), "POST", "/notes", nil, map[string]string{"title": "x"}, nil)
 	de, ok := domainerr.As(err)
 	if !ok || de.Code != domainerr.WriteOutcomeUnknown || de.Retryable {
 		t.Fatalf("want non-retryable WRITE_OUTCOME_UNKNOWN, got %v", err)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if n := count.Load(); n != 1 {
+	if n := srv.requests(); n != 1 {
 		t.Fatalf("write reached the server %d times, want exactly 1", n)
 	}
 	assertNoSecret(t, err)
 	// A read against the same fault is retried, then reported as unavailable.
-	count.Store(0)
-	c2 := newClient(t, dropAfterRequest(t, &count), 400*time.Millisecond)
+	srv2 := dropAfterRequest(t)
+	c2 := newClient(t, srv2.url, 400*time.Millisecond)
 	if err := c2.Get(context.Background(), "/folders", nil, nil); code(err) != domainerr.JoplinUnavailable {
 		t.Fatalf("read: %v", err)
 	}
-	if count.Load() < 2 {
-		t.Fatalf("read was not retried (attempts %d)", count.Load())
+	if n := srv2.requests(); n < 2 {
+		t.Fatalf("read was not retried (attempts %d)", n)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -60,10 +61,15 @@ func TestStatusWhenJoplinIsDown(t *testing.T) {
 	var st struct {
 		Reachable bool   `json:"reachable"`
 		Code      string `json:"code"`
+		Message   string `json:"message"`
 	}
 	json.Unmarshal(res, &st)
 	if st.Reachable || st.Code != string(domainerr.JoplinUnavailable) {
 		t.Fatalf("status while down: %s", res)
+	}
+	// The message names the URL tried, so a wrong --joplin-url shows; never the token.
+	if !strings.Contains(st.Message, h.url) || strings.Contains(string(res), token) {
+		t.Fatalf("status must name the Joplin URL and not the token: %s", res)
 	}
 	_, derr = h.env.Call(context.Background(), "list_notebooks", map[string]any{})
 	if derr == nil || derr.Code != domainerr.JoplinUnavailable || !derr.Retryable {

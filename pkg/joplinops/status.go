@@ -27,20 +27,29 @@ func (o *Ops) joplinStatus() registry.Operation {
 		registry.EffectRead, schema.Object("", map[string]any{}), out,
 		registry.Func(func(ctx context.Context, _ struct{}) (statusOut, error) {
 			if err := o.c.Ping(ctx); err != nil {
-				return statusFromErr(false, err)
+				return statusFromErr(false, err, o.c.BaseURL())
 			}
 			var page struct{}
 			if err := o.c.Get(ctx, "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, &page); err != nil {
-				return statusFromErr(true, err)
+				return statusFromErr(true, err, o.c.BaseURL())
 			}
 			return statusOut{Reachable: true, Authenticated: true, Message: "Joplin is reachable and the token is accepted"}, nil
 		}))
 }
 
-func statusFromErr(reachable bool, err error) (statusOut, error) {
+// statusFromErr reports err with the Joplin URL that was tried (an origin
+// without the token), so an operator can spot a wrong --joplin-url.
+func statusFromErr(reachable bool, err error, joplinURL string) (statusOut, error) {
 	de, ok := domainerr.As(err)
 	if !ok {
 		return statusOut{}, err
 	}
-	return statusOut{Reachable: reachable && de.Code != domainerr.JoplinUnavailable, Code: string(de.Code), Message: de.Message}, nil
+	if len(joplinURL) > maxURLInStatus {
+		joplinURL = joplinURL[:maxURLInStatus] + "..."
+	}
+	return statusOut{Reachable: reachable && de.Code != domainerr.JoplinUnavailable, Code: string(de.Code),
+		Message: de.Message + " (Joplin URL " + joplinURL + ")"}, nil
 }
+
+// maxURLInStatus keeps the status message within its 500-character schema.
+const maxURLInStatus = 200

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,7 +13,9 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/catalog"
+	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/journal"
@@ -131,4 +134,55 @@ func ensureTokenFile(path, stateDir, name string, stderr io.Writer) (string, err
 		fmt.Fprintf(stderr, "notebridge: generated a bearer token in %s\n", path)
 	}
 	return path, nil
+}
+
+// checkJoplinTokenFile reports, at start, a Joplin token file that would
+// make every Joplin call fail (unset, missing, unreadable, empty) or that
+// others can read (the check the bearer files get). The error names the
+// path, never the contents.
+func checkJoplinTokenFile(path string) error {
+	if path == "" {
+		return errors.New("no Joplin token file is configured (--joplin-token-file); Joplin calls will fail with JOPLIN_AUTH_FAILED")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("the Joplin token file %s cannot be read (%v); Joplin calls will fail with JOPLIN_AUTH_FAILED", path, errors.Unwrap(err))
+	}
+	if strings.TrimSpace(string(b)) == "" {
+		return fmt.Errorf("the Joplin token file %s is empty; Joplin calls will fail with JOPLIN_AUTH_FAILED", path)
+	}
+	if err := httpauth.CheckPrivateFile(path); err != nil {
+		return fmt.Errorf("the Joplin token file %s: %w", path, err)
+	}
+	return nil
+}
+
+// reportJoplin logs the Joplin settings an operator gets wrong: the token
+// file (see checkJoplinTokenFile) and, when probe is set, whether Joplin
+// answers at its URL. The probe runs in the background (it may wait up to
+// --joplin-wait) and /ping carries no token.
+func (a *app) reportJoplin(ctx context.Context, tokenFile string, probe bool) {
+	if err := checkJoplinTokenFile(tokenFile); err != nil {
+		a.log.Warn(err.Error(), "path", tokenFile)
+	}
+	if !probe {
+		return
+	}
+	go func() {
+		err := a.joplin.Ping(ctx)
+		switch {
+		case err == nil:
+			a.log.Info("Joplin is reachable", "url", a.joplin.BaseURL())
+		case ctx.Err() == nil:
+			a.log.Warn("Joplin does not answer; calls fail until it does", "url", a.joplin.BaseURL(), "error", errMessage(err))
+		}
+	}()
+}
+
+// errMessage is a domain error's message, or err's text.
+func errMessage(err error) string {
+	if de, ok := domainerr.As(err); ok {
+		return de.Message
+	}
+	return err.Error()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -41,6 +42,7 @@ type config struct {
 	ActionsTokenFile     string
 	ActionsListen        string
 	ActionsOrigin        string
+	Domain               string
 	ActionsRate          string
 	ActionsMaxConcurrent int
 
@@ -107,7 +109,10 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 // parse applies NOTEBRIDGE_* variables for flags not set on the command line.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return flagError{err} // already printed, with the flags
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))

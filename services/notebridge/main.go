@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -28,7 +29,8 @@ Toolsets (--toolsets joplin,okf; default: both):
 
 Usage:
   notebridge serve          the service: MCP HTTP (:8765) and, when enabled, GPT Actions (:8766)
-  notebridge openapi --origin https://HOST   print the Actions OpenAPI 3.1 document
+  notebridge openapi [--origin https://HOST]   print the Actions OpenAPI 3.1 document
+                            (origin default: https://$NOTEBRIDGE_DOMAIN)
   notebridge mcp stdio      MCP over stdin/stdout
   notebridge mcp serve      MCP Streamable HTTP (default 127.0.0.1:8765/mcp)
   notebridge capabilities   print transports, protocol versions and operations as JSON
@@ -48,15 +50,23 @@ func main() {
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// run executes one command and returns the process exit code.
+// run executes one command and returns the process exit code: 0 on
+// success, 2 for a usage or flag error, 1 otherwise.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := dispatch(ctx, args, stdin, stdout, stderr)
+	var ue usageError
+	var fe flagError
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case errors.Is(err, errUsage):
+	case errors.As(err, &fe):
+		return 2 // the flag package has printed the error and the flags
+	case errors.As(err, &ue):
+		if ue != "" {
+			fmt.Fprintf(stderr, "notebridge: %s\n\n", string(ue))
+		}
 		fmt.Fprint(stderr, usage)
 		return 2
 	default:
@@ -65,11 +75,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 }
 
-var errUsage = errors.New("usage")
+// usageError prints the usage text, after its message when it has one.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// flagError is a flag parse error the flag package has already printed,
+// with the command's flags.
+type flagError struct{ err error }
+
+func (e flagError) Error() string { return e.err.Error() }
+func (e flagError) Unwrap() error { return e.err }
+
+func unknownCommand(words ...string) error {
+	return usageError(fmt.Sprintf("unknown command %q", strings.Join(words, " ")))
+}
 
 func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errUsage
+		return usageError("")
 	}
 	switch args[0] {
 	case "version":
@@ -83,29 +107,29 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runOpenAPI(args[1:], stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, args[1:], stderr)
-	case "secrets":
-		if len(args) >= 2 && args[1] == "init" {
+	case "secrets", "mcp":
+		if len(args) < 2 || strings.HasPrefix(args[1], "-") {
+			return usageError(fmt.Sprintf("%q needs a subcommand (%s)", args[0], subcommands[args[0]]))
+		}
+		switch args[0] + " " + args[1] {
+		case "secrets init":
 			return runSecretsInit(args[2:], stdout, stderr)
-		}
-		if len(args) >= 2 && args[1] == "show" {
+		case "secrets show":
 			return runSecretsShow(args[2:], stdout, stderr)
-		}
-		return errUsage
-	case "journal":
-		return runJournal(args[1:], stdout, stderr)
-	case "mcp":
-		if len(args) < 2 {
-			return errUsage
-		}
-		switch args[1] {
-		case "stdio":
+		case "mcp stdio":
 			return runStdio(ctx, args[2:], stdin, stdout, stderr)
-		case "serve":
+		case "mcp serve":
 			return runMCPServe(ctx, args[2:], stderr)
 		}
+		return unknownCommand(args[0], args[1])
+	case "journal":
+		return runJournal(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
 	}
-	return errUsage
+	return unknownCommand(args[0])
 }
+
+// subcommands lists the subcommands of the commands that need one.
+var subcommands = map[string]string{"secrets": "init or show", "mcp": "stdio or serve"}

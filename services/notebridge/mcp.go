@@ -24,6 +24,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	a.reportJoplin(ctx, c.JoplinTokenFile, false) // stdio opens no socket until a call
 	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version)
 	return mcpadapter.ServeStdio(ctx, srv, stdin, stdout, int(c.MaxRequestBytes)+1<<20, a.log)
 }
@@ -38,6 +39,7 @@ func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	a.reportJoplin(ctx, c.JoplinTokenFile, true)
 	return serveAll(ctx, l)
 }
 

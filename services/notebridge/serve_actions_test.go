@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 func tokenFileWith(t *testing.T, content string, mode os.FileMode) string {
@@ -46,43 +45,40 @@ func tokenFileB(t testing.TB, content string) string {
 // addresses it logged, or its stderr when it exited. Later flags win.
 func startServeB(t testing.TB, args ...string) (addrs map[string]string, exited bool, stderr string) {
 	t.Helper()
+	p := startServeEnv(t, nil, args...)
+	return p.addrs, p.exited, p.log.String()
+}
+
+// serveProc is a started `notebridge serve`.
+type serveProc struct {
+	addrs  map[string]string // by surface: "MCP Streamable HTTP", "GPT Actions"
+	exited bool              // it exited during start-up
+	log    *procLog          // its stderr, read to the end
+}
+
+// startServeEnv runs `notebridge serve` with env added to a clean
+// environment and waits until it logged its listeners or exited.
+func startServeEnv(t testing.TB, env []string, args ...string) *serveProc {
+	t.Helper()
 	base := []string{"serve", "--listen", "127.0.0.1:0", "--actions-listen", "127.0.0.1:0", "--state-dir", t.TempDir()}
 	cmd := exec.Command(binPath, append(base, args...)...)
+	cmd.Env = cleanEnv(env...)
 	pipe, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	servePID = cmd.Process.Pid
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := make(chan string)
-	go func() {
-		sc := bufio.NewScanner(pipe)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	addrs = map[string]string{}
+	p := &serveProc{addrs: map[string]string{}, log: readLog(pipe)}
 	re := regexp.MustCompile(`msg="serving (MCP Streamable HTTP|GPT Actions)" addr=(\S+)`)
-	var all strings.Builder
-	deadline := time.After(10 * time.Second)
-	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				return addrs, true, all.String()
-			}
-			all.WriteString(l + "\n")
-			if m := re.FindStringSubmatch(l); m != nil {
-				addrs[m[1]] = m[2]
-			}
-			if strings.Contains(l, "GPT Actions are disabled") || addrs["GPT Actions"] != "" {
-				return addrs, false, all.String()
-			}
-		case <-deadline:
-			t.Fatalf("serve did not start: %s", all.String())
+	_, started := p.log.waitFor(t, func(l string) bool {
+		if m := re.FindStringSubmatch(l); m != nil {
+			p.addrs[m[1]] = m[2]
 		}
-	}
+		return strings.Contains(l, "GPT Actions are disabled") || p.addrs["GPT Actions"] != ""
+	})
+	p.exited = !started
+	return p
 }
 
 func TestServeRefusesUnsafeActionsConfig(t *testing.T) {
@@ -166,5 +162,94 @@ func TestOpenAPICommandIsDeterministicAcrossProcesses(t *testing.T) {
 		if _, err := run(bad); err == nil {
 			t.Errorf("origin %s accepted", bad)
 		}
+	}
+}
+
+// TestServeOpenAPIOriginFollowsDomain: the served document's origin is
+// https://NOTEBRIDGE_DOMAIN unless NOTEBRIDGE_ORIGIN or --actions-origin
+// overrides it; a local or missing domain serves PUBLIC_DOMAIN_REQUIRED
+// (and says so at start) instead of a document for someone else's host.
+func TestServeOpenAPIOriginFollowsDomain(t *testing.T) {
+	actionsTok := "actions-secret-0123456789abcdef"
+	tokFile := tokenFileWith(t, actionsTok, 0o600)
+	cases := []struct {
+		name   string
+		env    []string
+		flags  []string
+		origin string // "" when no document is served
+	}{
+		{"domain", []string{"NOTEBRIDGE_DOMAIN=notes.example.org"}, nil, "https://notes.example.org"},
+		{"origin overrides domain", []string{"NOTEBRIDGE_DOMAIN=notes.example.org", "NOTEBRIDGE_ORIGIN=https://api.example.net"}, nil, "https://api.example.net"},
+		{"flag overrides both", []string{"NOTEBRIDGE_DOMAIN=notes.example.org", "NOTEBRIDGE_ORIGIN=https://api.example.net"},
+			[]string{"--actions-origin", "https://flag.example.com"}, "https://flag.example.com"},
+		{"localhost", []string{"NOTEBRIDGE_DOMAIN=localhost"}, nil, ""},
+		{"loopback address", []string{"NOTEBRIDGE_DOMAIN=127.0.0.1"}, nil, ""},
+		{"no domain", nil, nil, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := startServeEnv(t, c.env, append([]string{"--joplin-url", "http://127.0.0.1:1", "--joplin-wait", "0s",
+				"--actions-enabled", "--actions-token-file", tokFile}, c.flags...)...)
+			if p.exited {
+				t.Fatalf("serve exited: %s", p.log.String())
+			}
+			req, _ := http.NewRequest("GET", "http://"+p.addrs["GPT Actions"]+"/openapi.json", nil)
+			req.Header.Set("Authorization", "Bearer "+actionsTok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var doc struct {
+				Servers []struct{ URL string }
+				Error   struct{ Code, Message string }
+			}
+			json.Unmarshal(body, &doc)
+			if c.origin != "" {
+				if resp.StatusCode != 200 || len(doc.Servers) != 1 || doc.Servers[0].URL != c.origin {
+					t.Fatalf("want a document for %s: %d %.300s", c.origin, resp.StatusCode, body)
+				}
+				return
+			}
+			if resp.StatusCode != 404 || doc.Error.Code != "PUBLIC_DOMAIN_REQUIRED" || !strings.Contains(doc.Error.Message, "NOTEBRIDGE_DOMAIN") {
+				t.Fatalf("want PUBLIC_DOMAIN_REQUIRED: %d %.300s", resp.StatusCode, body)
+			}
+			if !strings.Contains(p.log.String(), "GPT Actions need a public domain") {
+				t.Fatalf("start-up log does not say why no document is served: %s", p.log.String())
+			}
+		})
+	}
+	t.Run("invalid explicit origin refuses to start", func(t *testing.T) {
+		p := startServeEnv(t, []string{"NOTEBRIDGE_DOMAIN=notes.example.org", "NOTEBRIDGE_ORIGIN=http://notes.example.org"},
+			"--joplin-url", "http://127.0.0.1:1", "--actions-enabled", "--actions-token-file", tokFile)
+		if !p.exited || !strings.Contains(p.log.String(), "NOTEBRIDGE_ORIGIN: origin must use https") {
+			t.Fatalf("exited=%v: %s", p.exited, p.log.String())
+		}
+	})
+}
+
+// TestOpenAPICommandFollowsDomain: without --origin the command uses
+// https://NOTEBRIDGE_DOMAIN, and refuses a local domain with the reason.
+func TestOpenAPICommandFollowsDomain(t *testing.T) {
+	run := func(env string, args ...string) (string, string, int) {
+		cmd := exec.Command(binPath, append([]string{"openapi"}, args...)...)
+		cmd.Env = cleanEnv(strings.Fields(env)...)
+		var so, se bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &so, &se
+		cmd.Run()
+		return so.String(), se.String(), cmd.ProcessState.ExitCode()
+	}
+	if out, errOut, code := run("NOTEBRIDGE_DOMAIN=notes.example.org"); code != 0 || !strings.Contains(out, `"url": "https://notes.example.org"`) {
+		t.Errorf("domain: %d %s %.200s", code, errOut, out)
+	}
+	if out, _, code := run("NOTEBRIDGE_DOMAIN=notes.example.org", "--origin", "https://api.example.net"); code != 0 || !strings.Contains(out, `"url": "https://api.example.net"`) {
+		t.Errorf("--origin must win: %d %.200s", code, out)
+	}
+	if out, errOut, code := run("NOTEBRIDGE_DOMAIN=localhost"); code != 1 || out != "" || !strings.Contains(errOut, "GPT Actions need a public domain") {
+		t.Errorf("localhost: %d %q %s", code, out, errOut)
+	}
+	if _, errOut, code := run(""); code != 1 || !strings.Contains(errOut, "--origin is required") {
+		t.Errorf("neither: %d %s", code, errOut)
 	}
 }

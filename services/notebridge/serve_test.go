@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"io"
 	"net/http"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 )
 
 // TestMCPServeStartsWithJoplinDown starts the real binary with Joplin
@@ -22,7 +20,7 @@ func TestMCPServeStartsWithJoplinDown(t *testing.T) {
 	os.WriteFile(joplinToken, []byte("joplin-token-value-0123456789"), 0o600)
 	cmd := exec.Command(binPath, "mcp", "serve", "--listen", "127.0.0.1:0", "--state-dir", state,
 		"--joplin-url", "http://127.0.0.1:1", "--joplin-wait", "0s", "--joplin-token-file", joplinToken)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Env = cleanEnv("HOME=" + t.TempDir())
 	stderr, _ := cmd.StderrPipe()
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
@@ -32,30 +30,12 @@ func TestMCPServeStartsWithJoplinDown(t *testing.T) {
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 
 	addrRe := regexp.MustCompile(`addr=(127\.0\.0\.1:\d+)`)
-	lines := make(chan string, 16)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	var addr, logged string
-	deadline := time.After(10 * time.Second)
-	for addr == "" {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("serve exited: %s", logged)
-			}
-			logged += l + "\n"
-			if m := addrRe.FindStringSubmatch(l); m != nil {
-				addr = m[1]
-			}
-		case <-deadline:
-			t.Fatalf("no listen address logged: %s", logged)
-		}
+	log := readLog(stderr)
+	line, ok := log.waitFor(t, addrRe.MatchString)
+	if !ok {
+		t.Fatalf("serve exited: %s", log.String())
 	}
+	addr, logged := addrRe.FindStringSubmatch(line)[1], log.String()
 	tokenPath := filepath.Join(state, "mcp-token")
 	fi, err := os.Stat(tokenPath)
 	if err != nil || fi.Mode().Perm() != 0o600 {

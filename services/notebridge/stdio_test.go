@@ -43,7 +43,7 @@ func runStdioSession(t *testing.T, input string, extraArgs ...string) (stdout, s
 	}
 	args := append([]string{"mcp", "stdio", "--joplin-url", "http://127.0.0.1:1", "--joplin-wait", "0s", "--joplin-token-file", tokenFile}, extraArgs...)
 	cmd := exec.Command(binPath, args...)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Env = cleanEnv("HOME=" + t.TempDir())
 	cmd.Stdin = strings.NewReader(input)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
@@ -249,7 +249,7 @@ func TestCapabilitiesAndVersion(t *testing.T) {
 // serves (Joplin is only dialled during a call), so it cannot listen.
 func TestStdioOpensNoListener(t *testing.T) {
 	cmd := exec.Command(binPath, "mcp", "stdio", "--joplin-url", "http://127.0.0.1:1")
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cmd.Env = cleanEnv("HOME=" + t.TempDir())
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {

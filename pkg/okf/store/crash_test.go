@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,8 +22,8 @@ import (
 // The child process modes, selected by NB_STORE_CHILD.
 const (
 	childCrash  = "crash"  // commit demoRequest, SIGKILL itself at NB_CRASH_STEP
-	childCommit = "commit" // commit the request in NB_REQUEST, print the outcome
-	childHold   = "hold"   // commit demoRequest, sleeping NB_HOLD at "staged"
+	childCommit = "commit" // print "ready", wait for stdin to close, commit the request in NB_REQUEST, print the outcome
+	childHold   = "hold"   // commit demoRequest, printing "holding" at "staged" and waiting there until stdin closes
 )
 
 func TestMain(m *testing.M) {
@@ -52,11 +52,10 @@ func runChild(mode string) int {
 			return nil
 		}
 	case childHold:
-		d, _ := time.ParseDuration(os.Getenv("NB_HOLD"))
 		opt.Hook = func(s string) error {
 			if s == StepStaged {
 				fmt.Println("holding")
-				time.Sleep(d)
+				io.Copy(io.Discard, os.Stdin)
 			}
 			return nil
 		}
@@ -65,10 +64,8 @@ func runChild(mode string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 3
 		}
-		if at := os.Getenv("NB_START_AT"); at != "" {
-			ns, _ := strconv.ParseInt(at, 10, 64)
-			time.Sleep(time.Until(time.Unix(0, ns)))
-		}
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin)
 	}
 	out, err := New(root, opt).Commit(context.Background(), req)
 	if err != nil {
