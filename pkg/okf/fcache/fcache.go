@@ -59,7 +59,7 @@ type Options struct {
 }
 
 // DefaultOptions are the process-wide cache's bounds.
-var DefaultOptions = Options{TTL: 10 * time.Minute, MaxBundles: 8, MaxFiles: 200_000, RacyWindow: 2 * time.Second, Clock: time.Now}
+var DefaultOptions = Options{TTL: 10 * time.Minute, MaxBundles: 4, MaxFiles: 200_000, RacyWindow: 2 * time.Second, Clock: time.Now}
 
 // Default is the process-wide cache.
 var Default = New(DefaultOptions)
