@@ -147,7 +147,7 @@ func (o *Ops) previewV02Migration() registry.Operation {
 		registry.Func(func(ctx context.Context, in migrateIn) (migratePreviewOut, error) {
 			var out migratePreviewOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
-				base, err := store.Snapshot(b.Root, o.storeLimits(), true)
+				base, err := o.snapshot(b)
 				if err != nil {
 					return bundle.PathErr(err)
 				}
@@ -222,7 +222,7 @@ func (o *Ops) targetNoop(ctx context.Context, b *bundle.Bundle, in migrateIn) (m
 		return migrateApplyOut{}, bundle.PathErr(err)
 	}
 	defer lease.Release()
-	base, err := store.Snapshot(b.Root, o.storeLimits(), true)
+	base, err := o.snapshot(b)
 	if err != nil {
 		return migrateApplyOut{}, bundle.PathErr(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
 )
@@ -96,17 +97,20 @@ func (o *Ops) getNeighbors() registry.Operation {
 				for _, s := range d.Project().Sources {
 					out.Sources = append(out.Sources, resolveSource(in.ConceptID, s, exists))
 				}
-				return b.Scan(ctx, conceptsOnly(files), bundle.WholeFile, func(p bundle.Parsed) error {
-					if err := scanFailure(p); err != nil || p.Err != nil || p.File.ID == in.ConceptID {
+				return b.ScanCached(ctx, conceptsOnly(files), bundle.WholeFile, fcache.Links, deriveLinks, func(f bundle.File, v any) error {
+					if err, ok := v.(error); ok {
 						return err
 					}
-					for _, l := range doc.Links(p.Doc.Body()) {
-						if id, ok := doc.ResolveConceptTarget(p.File.ID, l.Target); ok && id == in.ConceptID {
+					if f.ID == in.ConceptID {
+						return nil
+					}
+					for _, l := range v.(*linkView).links {
+						if l.id == in.ConceptID {
 							if len(out.In) == maxHits {
 								out.InTruncated = true
 								return errStopScan
 							}
-							out.In = append(out.In, InLink{ConceptID: p.File.ID, Text: l.Text})
+							out.In = append(out.In, InLink{ConceptID: f.ID, Text: l.text})
 							break
 						}
 					}

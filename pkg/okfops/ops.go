@@ -10,6 +10,7 @@ import (
 	"context"
 
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
@@ -32,6 +33,9 @@ type Config struct {
 	Limits       bundle.Limits
 	// StoreHook is passed to the store (fault injection in tests).
 	StoreHook func(step string) error
+	// Cache is the manifest cache reads and revisions reuse (nil:
+	// fcache.Default). Tests inject one with their own clock.
+	Cache *fcache.Cache
 }
 
 // Ops holds the OKF operations' configuration.
@@ -43,6 +47,9 @@ type Ops struct {
 func Operations(cfg Config) []registry.Operation {
 	if cfg.Limits == (bundle.Limits{}) {
 		cfg.Limits = bundle.DefaultLimits
+	}
+	if cfg.Cache == nil {
+		cfg.Cache = fcache.Default
 	}
 	o := &Ops{cfg: cfg}
 	return []registry.Operation{
@@ -69,9 +76,21 @@ func (o *Ops) op(name, title, desc string, effect registry.Effect, in, out schem
 	}
 }
 
-// open opens bundle_path under the path policy.
+// open opens bundle_path under the path policy, with the manifest cache
+// of the root it pinned.
 func (o *Ops) open(path string) (*bundle.Bundle, error) {
-	return bundle.Open(path, o.cfg.AllowedRoots, o.cfg.Limits)
+	b, err := bundle.Open(path, o.cfg.AllowedRoots, o.cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	b.Cache = o.cfg.Cache.ForRoot(b.Root)
+	return b, nil
+}
+
+// snapshot is the bundle's manifest, reusing the cached digests of
+// unchanged files.
+func (o *Ops) snapshot(b *bundle.Bundle) (store.Manifest, error) {
+	return store.SnapshotIn(b.Root, o.storeLimits(), b.Cache)
 }
 
 // readLocked runs fn with the bundle open and the shared lease held, so a

@@ -78,7 +78,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 		registry.Func(func(ctx context.Context, in patchIn) (previewOut, error) {
 			var out previewOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
-				base, err := store.Snapshot(b.Root, o.storeLimits(), true)
+				base, err := o.snapshot(b)
 				if err != nil {
 					return bundle.PathErr(err)
 				}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
@@ -93,15 +94,17 @@ func (o *Ops) listConcepts() registry.Operation {
 				var probe bundle.Probe
 				now := time.Now()
 				out.Concepts = []ConceptSummary{}
-				err = b.Scan(ctx, conceptsOnly(files), bundle.FrontmatterOnly, func(p bundle.Parsed) error {
-					if err := scanFailure(p); err != nil {
+				err = b.ScanCached(ctx, conceptsOnly(files), bundle.FrontmatterOnly, fcache.Summary, deriveList, func(f bundle.File, v any) error {
+					if err, ok := v.(error); ok {
 						return err
 					}
-					probe.Add(p.Doc)
-					if !strings.HasPrefix(p.File.ID, in.Prefix) {
+					lv := v.(*listView)
+					probe.Merge(lv.probe)
+					if !strings.HasPrefix(f.ID, in.Prefix) {
 						return nil
 					}
-					row := summarize(p, now)
+					row := lv.row
+					row.Stale = row.ParseError == "" && isStale(row.StaleAfter, now)
 					if in.Type != "" && row.Type != in.Type {
 						return nil
 					}

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
-	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
 )
@@ -64,16 +64,17 @@ func (o *Ops) searchConcepts() registry.Operation {
 				if err != nil {
 					return err
 				}
-				return b.Scan(ctx, conceptsOnly(files), bundle.WholeFile, func(p bundle.Parsed) error {
-					if err := scanFailure(p); err != nil {
+				return b.ScanCached(ctx, conceptsOnly(files), bundle.WholeFile, fcache.Searchable, deriveSearch, func(f bundle.File, v any) error {
+					if err, ok := v.(error); ok {
 						return err
 					}
+					sv := v.(*searchView)
 					out.Scanned++
-					if p.Err != nil {
+					if !sv.parsed {
 						out.Unparseable++
 						return nil
 					}
-					h, ok := match(p.File.ID, p.Doc, needle)
+					h, ok := match(f.ID, sv, needle)
 					if !ok {
 						return nil
 					}
@@ -99,12 +100,11 @@ func (stopScan) Error() string { return "stop scan" }
 var errStopScan error = stopScan{}
 
 // match finds needle (already lower-cased) in the searchable fields.
-func match(id string, d *doc.Document, needle string) (SearchHit, bool) {
-	pr := d.Project()
-	h := SearchHit{ID: id, Title: pr.Title}
+func match(id string, sv *searchView, needle string) (SearchHit, bool) {
+	h := SearchHit{ID: id, Title: sv.title}
 	fields := []struct{ name, value string }{
-		{"id", id}, {"title", pr.Title}, {"description", pr.Description},
-		{"tags", strings.Join(pr.Tags, ", ")}, {"body", string(d.Body())},
+		{"id", id}, {"title", sv.title}, {"description", sv.description},
+		{"tags", sv.tags}, {"body", sv.body},
 	}
 	for _, f := range fields {
 		if i := strings.Index(strings.ToLower(f.value), needle); i >= 0 {

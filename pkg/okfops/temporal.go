@@ -82,7 +82,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 			}
 			var out temporalPreviewOut
 			err = o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
-				base, err := store.Snapshot(b.Root, o.storeLimits(), true)
+				base, err := o.snapshot(b)
 				if err != nil {
 					return bundle.PathErr(err)
 				}

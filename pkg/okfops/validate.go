@@ -6,6 +6,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
@@ -98,24 +99,17 @@ func (o *Ops) validate(ctx context.Context, b *bundle.Bundle) (validateOut, erro
 		return out, err
 	}
 	var probe bundle.Probe
-	err = b.Scan(ctx, markdown(files), bundle.WholeFile, func(p bundle.Parsed) error {
-		if err := scanFailure(p); err != nil {
+	err = b.ScanCached(ctx, markdown(files), bundle.WholeFile, fcache.Problems, deriveCheck, func(f bundle.File, v any) error {
+		if err, ok := v.(error); ok {
 			return err
 		}
-		if p.File.ID == "" {
-			for _, pr := range checkReserved(p) {
-				add(p.File.Rel, pr)
-			}
-			return nil
+		cv := v.(*checkView)
+		if cv.concept {
+			out.Concepts++
 		}
-		out.Concepts++
-		if p.Err != nil {
-			add(p.File.Rel, doc.Problem{Code: parseCode(p.Err), Severity: "error", Message: p.Err.Error()})
-			return nil
-		}
-		probe.Add(p.Doc)
-		for _, pr := range doc.Check(p.Doc) {
-			add(p.File.Rel, pr)
+		probe.Merge(cv.probe)
+		for _, pr := range cv.problems {
+			add(f.Rel, pr)
 		}
 		return nil
 	})

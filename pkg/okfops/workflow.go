@@ -119,7 +119,7 @@ func (o *Ops) applyPlan(ctx context.Context, b *bundle.Bundle, bind binding, bui
 	} else if ok {
 		return replayed(rec, bind)
 	}
-	base, err := store.Snapshot(b.Root, o.storeLimits(), true)
+	base, err := o.snapshot(b)
 	if err != nil {
 		return applyOut{}, bundle.PathErr(err)
 	}
@@ -191,7 +191,7 @@ func (o *Ops) storeLimits() store.Limits {
 }
 
 func (o *Ops) newStore(b *bundle.Bundle) *store.Store {
-	return store.New(b.Root, store.Options{Hook: o.cfg.StoreHook, Limits: o.storeLimits()})
+	return store.New(b.Root, store.Options{Hook: o.cfg.StoreHook, Limits: o.storeLimits(), Cache: o.cfg.Cache})
 }
 
 // Shared workflow schemas.

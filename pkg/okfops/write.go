@@ -109,9 +109,7 @@ func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {
 	contentSHA := store.SHA256Hex(content)
 	changeID := "sha256:" + store.SHA256Hex([]byte("notebridge/okf/change/v1\n"+in.ConceptID+"\n"+contentSHA+"\n"+string(policy)))
 	key := store.SHA256Hex([]byte("notebridge/okf/idempotency/v1\n" + changeID))
-	st := store.New(b.Root, store.Options{Hook: o.cfg.StoreHook, Limits: store.Limits{
-		MaxFiles: o.cfg.Limits.MaxFiles, MaxFileBytes: o.cfg.Limits.MaxFileBytes, MaxDepth: o.cfg.Limits.MaxDepth,
-	}})
+	st := o.newStore(b)
 	outc, err := st.Commit(ctx, store.Request{
 		Kind: "write_concept", Key: key, ChangeID: changeID, Actor: Actor,
 		RequestDigest: "sha256:" + store.SHA256Hex([]byte("write_concept\n"+in.ConceptID+"\n"+contentSHA)),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
@@ -40,6 +41,8 @@ func (l Limits) Doc() doc.Limits {
 type Bundle struct {
 	Root   *safefs.Root
 	Limits Limits
+	// Cache, when set, is the manifest cache of this root (see ScanCached).
+	Cache *fcache.Bundle
 }
 
 // Open checks bundle_path against the policy (absolute, clean, inside one

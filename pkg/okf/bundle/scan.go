@@ -8,6 +8,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
@@ -16,6 +17,7 @@ type File struct {
 	Rel  string
 	ID   string // concept id, "" for index.md, log.md and non-Markdown files
 	Size int64
+	Key  fcache.Key // stat of the listing, for the manifest cache
 }
 
 // Files lists the visible files in path order (hidden entries and .okf/
@@ -37,13 +39,17 @@ func (b *Bundle) Files(ctx context.Context) ([]File, error) {
 		if len(out)%1024 == 0 && ctx.Err() != nil {
 			return domainerr.Retryable(domainerr.Cancelled, "the scan was cancelled")
 		}
-		out = append(out, File{Rel: e.Rel, ID: IDOf(e.Rel), Size: e.Stat.Size})
+		out = append(out, File{Rel: e.Rel, ID: IDOf(e.Rel), Size: e.Stat.Size, Key: fcache.KeyOf(&e.Stat)})
 		return nil
 	})
 	if err != nil {
 		return nil, PathErr(err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
+	b.Cache.Retain(func(rel string) bool {
+		i := sort.Search(len(out), func(i int) bool { return out[i].Rel >= rel })
+		return i < len(out) && out[i].Rel == rel
+	})
 	return out, nil
 }
 
@@ -85,7 +91,7 @@ func (b *Bundle) Scan(ctx context.Context, files []File, mode ScanMode, fn func(
 			go func() {
 				defer wg.Done()
 				for i := range next {
-					results[i] = b.parse(batch[i], mode, lim)
+					results[i], _, _ = b.parseKeyed(batch[i], mode, lim)
 				}
 			}()
 		}
@@ -101,27 +107,6 @@ func (b *Bundle) Scan(ctx context.Context, files []File, mode ScanMode, fn func(
 		}
 	}
 	return nil
-}
-
-func (b *Bundle) parse(f File, mode ScanMode, lim doc.Limits) Parsed {
-	if mode == WholeFile {
-		raw, err := b.Root.ReadFile(f.Rel, b.Limits.MaxFileBytes)
-		if err != nil {
-			return Parsed{File: f, Err: PathErr(err)}
-		}
-		d, err := doc.Parse(raw, lim)
-		return Parsed{File: f, Doc: d, Err: err}
-	}
-	fh, st, err := b.Root.OpenFile(f.Rel)
-	if err != nil {
-		return Parsed{File: f, Err: PathErr(err)}
-	}
-	defer fh.Close()
-	if st.Size > b.Limits.MaxFileBytes {
-		return Parsed{File: f, Err: PathErr(&safefs.PathError{Code: safefs.CodeTooLarge, Rel: f.Rel})}
-	}
-	d, err := doc.ParseFrontmatterOnly(fh, lim)
-	return Parsed{File: f, Doc: d, Err: err}
 }
 
 // ReadConcept reads one concept file whole. It reads nothing else.

@@ -93,3 +93,11 @@ func (p *Probe) Result(declared string, ok bool) Version {
 	}
 	return v
 }
+
+// Merge adds the counts of q, which probed other concepts.
+func (p *Probe) Merge(q Probe) {
+	p.legacy += q.legacy
+	p.modern += q.modern
+	p.date += q.date
+	p.instant += q.instant
+}

@@ -294,26 +294,33 @@ func (r *Root) OpenFile(rel string) (*os.File, unix.Stat_t, error) {
 
 // ReadFile reads a whole regular file of at most max bytes.
 func (r *Root) ReadFile(rel string, max int64) ([]byte, error) {
+	b, _, err := r.ReadFileStat(rel, max)
+	return b, err
+}
+
+// ReadFileStat is ReadFile that also returns the stat of the opened file,
+// taken before reading.
+func (r *Root) ReadFileStat(rel string, max int64) ([]byte, unix.Stat_t, error) {
 	f, st, err := r.OpenFile(rel)
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	defer f.Close()
 	if st.Size > max {
-		return nil, &PathError{Code: CodeTooLarge, Rel: rel}
+		return nil, st, &PathError{Code: CodeTooLarge, Rel: rel}
 	}
 	buf := make([]byte, st.Size)
 	n, err := readFull(f, buf)
 	if err != nil {
-		return nil, &PathError{Code: CodeIO, Rel: rel, Err: err}
+		return nil, st, &PathError{Code: CodeIO, Rel: rel, Err: err}
 	}
 	// A file that grew since fstat is read only up to its stat size; one
 	// extra byte tells us it changed size and exceeds what we allocated.
 	var probe [1]byte
 	if m, _ := f.Read(probe[:]); m > 0 && int64(n+m) > max {
-		return nil, &PathError{Code: CodeTooLarge, Rel: rel}
+		return nil, st, &PathError{Code: CodeTooLarge, Rel: rel}
 	}
-	return buf[:n], nil
+	return buf[:n], st, nil
 }
 
 func readFull(f *os.File, buf []byte) (int, error) {

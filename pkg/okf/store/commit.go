@@ -132,7 +132,7 @@ func (s *Store) Commit(ctx context.Context, req Request) (Outcome, error) {
 		return Outcome{}, cancelled()
 	}
 
-	base, err := Snapshot(s.root, s.opt.Limits, true)
+	base, err := SnapshotIn(s.root, s.opt.Limits, s.opt.Cache.ForRoot(s.root))
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
 )
@@ -33,6 +34,9 @@ type Options struct {
 	// Hook, when set, is called at each commit step (see Steps). Tests use it
 	// to inject faults; a returned error aborts the commit at that step.
 	Hook func(step string) error
+	// Cache is the manifest cache whose digests the revision reuses
+	// (nil: fcache.Default). It is never the authority: see plan.
+	Cache *fcache.Cache
 }
 
 // DefaultRetention keeps the last 1,000 receipts.
@@ -48,6 +52,9 @@ type Store struct {
 func New(root *safefs.Root, opt Options) *Store {
 	if opt.Limits == (Limits{}) {
 		opt.Limits = DefaultLimits
+	}
+	if opt.Cache == nil {
+		opt.Cache = fcache.Default
 	}
 	if opt.Retention <= 0 {
 		opt.Retention = DefaultRetention
