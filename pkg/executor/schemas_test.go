@@ -90,3 +90,29 @@ func TestConcurrentFirstCalls(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestArgumentFormErrors: arguments that are not JSON, or not an object,
+// get their own stable messages (validation parses the arguments once and
+// checks validity only on failure).
+func TestArgumentFormErrors(t *testing.T) {
+	var calls atomic.Int32
+	ex, err := New(testRegistry(t, &calls), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]string{
+		`{"id":`:      "arguments are not valid JSON",
+		`{"id":"x"}}`: "arguments are not valid JSON",
+		`[1,2]`:       "arguments must be a JSON object",
+		`"text"`:      "arguments must be a JSON object",
+		` 7`:          "arguments must be a JSON object",
+	} {
+		_, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id", json.RawMessage(args))
+		if derr == nil || derr.Code != domainerr.InvalidArgument || derr.Message != want {
+			t.Errorf("%s: got %v, want INVALID_ARGUMENT %q", args, derr, want)
+		}
+	}
+	if calls.Load() != 0 {
+		t.Errorf("handler ran %d times on malformed arguments", calls.Load())
+	}
+}
