@@ -134,6 +134,12 @@ func startBridge(bin, joplinURL, tokenFile, stateDir string) (*bridge, error) {
 }
 
 func (b *bridge) rpc(method, params string) ([]byte, error) {
+	return b.rpcWant(method, params, false)
+}
+
+// rpcWant sends one request and reads its answer; wantToolError expects a
+// tool result flagged isError (a call refused before reaching Joplin).
+func (b *bridge) rpcWant(method, params string, wantToolError bool) ([]byte, error) {
 	b.id++
 	if _, err := fmt.Fprintf(b.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", b.id, method, params); err != nil {
 		return nil, err
@@ -151,15 +157,15 @@ func (b *bridge) rpc(method, params string) ([]byte, error) {
 	if err := json.Unmarshal(line, &resp); err != nil {
 		return nil, err
 	}
-	if resp.Error != nil || resp.Result.IsError {
+	if resp.Error != nil || resp.Result.IsError != wantToolError {
 		return nil, fmt.Errorf("%s failed: %.300s", method, line)
 	}
 	return line, nil
 }
 
 // call runs one tool and decodes its result, as an MCP client would.
-func (b *bridge) call(tool, args string) error {
-	line, err := b.rpc("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args))
+func (b *bridge) call(tool, args string, wantToolError bool) error {
+	line, err := b.rpcWant("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args), wantToolError)
 	if err != nil {
 		return err
 	}
@@ -199,6 +205,9 @@ type workload struct {
 	restQuery url.Values
 	tool      string
 	args      string
+	// refused: the bridge refuses the call before any Joplin request (the
+	// stdio and executor floor).
+	refused bool
 }
 
 func run(joplinURL, tokenFile, bin string, notes, n int) error {
@@ -215,9 +224,10 @@ func run(joplinURL, tokenFile, bin string, notes, n int) error {
 	fmt.Printf("seeded %d notes in one notebook in %.1f s\n", notes, time.Since(seedStart).Seconds())
 	noteFields := "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
 	work := []workload{
-		{"get_note", "/notes/" + note, url.Values{"fields": {noteFields}}, "get_note", fmt.Sprintf(`{"id":%q}`, note)},
-		{"search", "/search", url.Values{"query": {"gardens"}, "type": {"note"}, "fields": {"id,parent_id,title,deleted_time"}, "limit": {"20"}}, "search", `{"query":"gardens"}`},
-		{"list_notes", "/folders/" + folder + "/notes", url.Values{"fields": {"id,parent_id,title,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"}, "limit": {"50"}, "order_by": {"updated_time"}, "order_dir": {"DESC"}}, "list_notes", fmt.Sprintf(`{"notebook_id":%q}`, folder)},
+		{"get_note", "/notes/" + note, url.Values{"fields": {noteFields}}, "get_note", fmt.Sprintf(`{"id":%q}`, note), false},
+		{"search", "/search", url.Values{"query": {"gardens"}, "type": {"note"}, "fields": {"id,parent_id,title,deleted_time"}, "limit": {"20"}}, "search", `{"query":"gardens"}`, false},
+		{"stdio floor: get_note refused (bad id), no Joplin request", "/notes/" + note, url.Values{"fields": {noteFields}}, "get_note", `{"id":"not-an-id"}`, true},
+		{"list_notes", "/folders/" + folder + "/notes", url.Values{"fields": {"id,parent_id,title,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"}, "limit": {"50"}, "order_by": {"updated_time"}, "order_dir": {"DESC"}}, "list_notes", fmt.Sprintf(`{"notebook_id":%q}`, folder), false},
 	}
 
 	timed, err := startBridge(bin, joplinURL, tokenFile, mustTemp())
@@ -246,7 +256,7 @@ func run(joplinURL, tokenFile, bin string, notes, n int) error {
 			}
 			d := time.Since(start)
 			start = time.Now()
-			if err := timed.call(w.tool, w.args); err != nil {
+			if err := timed.call(w.tool, w.args, w.refused); err != nil {
 				return err
 			}
 			if i >= 20 {
@@ -256,7 +266,7 @@ func run(joplinURL, tokenFile, bin string, notes, n int) error {
 		before := count.n.Load()
 		const countCalls = 10
 		for range countCalls {
-			if err := counted.call(w.tool, w.args); err != nil {
+			if err := counted.call(w.tool, w.args, w.refused); err != nil {
 				return err
 			}
 		}
