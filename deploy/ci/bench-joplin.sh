@@ -7,7 +7,8 @@
 # medians, their ratio and the Joplin requests per bridge call.
 #
 # Environment: NOTEBRIDGE_JOPLIN_IMAGE (default notebridge/joplin:3.5.1),
-# BENCH_NOTES (500), BENCH_CALLS (200).
+# BENCH_NOTES (500), BENCH_CALLS (200), BENCH_BIN (a notebridge binary to
+# measure instead of building this tree, e.g. an earlier commit's).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -19,7 +20,11 @@ trap cleanup EXIT
 
 umask 077
 head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
-go build -o "$work/notebridge" ./services/notebridge
+if [ -n "${BENCH_BIN:-}" ]; then
+  cp "$BENCH_BIN" "$work/notebridge"
+else
+  go build -o "$work/notebridge" ./services/notebridge
+fi
 go build -o "$work/benchjoplin" ./deploy/ci/benchjoplin
 
 docker run -d --name "$name" -e JOPLIN_TOKEN="$(cat "$work/token")" -p 127.0.0.1::41184 "$IMAGE" >/dev/null
