@@ -36,8 +36,9 @@ func main() {
 	bin := flag.String("bin", "notebridge", "notebridge binary")
 	notes := flag.Int("notes", 500, "notes to seed into one notebook")
 	n := flag.Int("n", 200, "timed calls per operation and path")
+	baseline := flag.String("baseline-bin", "", "a second notebridge binary (say, an earlier commit's) timed in turn with -bin")
 	flag.Parse()
-	if err := run(*joplinURL, *tokenFile, *bin, *notes, *n); err != nil {
+	if err := run(*joplinURL, *tokenFile, *bin, *baseline, *notes, *n); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -210,7 +211,7 @@ type workload struct {
 	refused bool
 }
 
-func run(joplinURL, tokenFile, bin string, notes, n int) error {
+func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
 	tok, err := os.ReadFile(tokenFile)
 	if err != nil {
 		return err
@@ -244,11 +245,23 @@ func run(joplinURL, tokenFile, bin string, notes, n int) error {
 		return fmt.Errorf("start counted bridge: %w", err)
 	}
 	defer counted.close()
+	var base *bridge
+	if baselineBin != "" {
+		if base, err = startBridge(baselineBin, joplinURL, tokenFile, mustTemp()); err != nil {
+			return fmt.Errorf("start baseline bridge: %w", err)
+		}
+		defer base.close()
+	}
 
 	fmt.Printf("%d timed calls per operation and path, interleaved (REST, bridge, REST, ...) after 20 warm-up pairs\n\n", n)
-	fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | Joplin requests per bridge call |\n|---|---|---|---|---|\n")
+	if base != nil {
+		fmt.Printf("baseline: %s, timed in turn (REST, bridge, baseline, ...)\n\n", baselineBin)
+		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | baseline median | baseline ratio | Joplin requests per bridge call |\n|---|---|---|---|---|---|---|\n")
+	} else {
+		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | Joplin requests per bridge call |\n|---|---|---|---|---|\n")
+	}
 	for _, w := range work {
-		var viaREST, viaBridge []time.Duration
+		var viaREST, viaBridge, viaBase []time.Duration
 		for i := range n + 20 {
 			start := time.Now()
 			if err := r.get(w.restPath, cloneValues(w.restQuery)); err != nil {
@@ -262,6 +275,15 @@ func run(joplinURL, tokenFile, bin string, notes, n int) error {
 			if i >= 20 {
 				viaREST, viaBridge = append(viaREST, d), append(viaBridge, time.Since(start))
 			}
+			if base != nil {
+				start = time.Now()
+				if err := base.call(w.tool, w.args, w.refused); err != nil {
+					return err
+				}
+				if i >= 20 {
+					viaBase = append(viaBase, time.Since(start))
+				}
+			}
 		}
 		before := count.n.Load()
 		const countCalls = 10
@@ -272,6 +294,11 @@ func run(joplinURL, tokenFile, bin string, notes, n int) error {
 		}
 		perCall := float64(count.n.Load()-before) / countCalls
 		mr, mb := median(viaREST), median(viaBridge)
+		if base != nil {
+			mbase := median(viaBase)
+			fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), ms(mbase), float64(mbase)/float64(mr), perCall)
+			continue
+		}
 		fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), perCall)
 	}
 	return nil
