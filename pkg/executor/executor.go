@@ -94,7 +94,7 @@ func New(reg *registry.Registry, limits Limits, opts ...Option) (*Executor, erro
 func (e *Executor) Registry() *registry.Registry { return e.reg }
 
 // Call runs operation name for a caller on transport t. It returns the
-// encoded result object, or a domain error; never both.
+// encoded result object (always valid JSON), or a domain error; never both.
 func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
 	op, ok := e.reg.Lookup(name)
 	if !ok {
@@ -184,6 +184,11 @@ func encodeResult(out any) (json.RawMessage, error) {
 	var b []byte
 	switch v := out.(type) {
 	case json.RawMessage:
+		// json.Marshal checks what it writes; bytes a handler hands over
+		// are checked here, once, so adapters can rely on the result.
+		if !json.Valid(v) {
+			return nil, errors.New("result is not valid JSON")
+		}
 		b = v
 	default:
 		var err error

@@ -116,3 +116,26 @@ func TestArgumentFormErrors(t *testing.T) {
 		t.Errorf("handler ran %d times on malformed arguments", calls.Load())
 	}
 }
+
+// TestRawResultMustBeValidJSON: a handler's raw bytes are checked once in
+// the executor (adapters write the result without re-checking it), so
+// broken bytes become INTERNAL, never a malformed response.
+func TestRawResultMustBeValidJSON(t *testing.T) {
+	for raw, wantErr := range map[string]bool{`{"id":`: true, `{"a":1}x`: true, `{"a":1}`: false} {
+		r, err := registry.New(registry.Operation{Name: "raw_result", Title: "R", Description: "R",
+			InputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object","additionalProperties":false}`),
+			Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio},
+			Handler: func(context.Context, json.RawMessage) (any, error) { return json.RawMessage(raw), nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ex, _ := New(r, DefaultLimits)
+		out, derr := ex.Call(context.Background(), registry.MCPStdio, "raw_result", nil)
+		if wantErr && (derr == nil || derr.Code != domainerr.Internal) {
+			t.Errorf("%s: got %s, %v; want INTERNAL", raw, out, derr)
+		}
+		if !wantErr && (derr != nil || string(out) != raw) {
+			t.Errorf("%s: got %s, %v", raw, out, derr)
+		}
+	}
+}
