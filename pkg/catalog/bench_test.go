@@ -48,7 +48,7 @@ func BenchmarkExecutorOverhead(b *testing.B) {
 }
 
 // BenchmarkBuildCatalog measures startup work: building the registry and
-// compiling and warming every schema.
+// the executor (which compiles no schema until an operation's first call).
 func BenchmarkBuildCatalog(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		reg := fullRegistry(b)

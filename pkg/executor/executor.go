@@ -14,8 +14,6 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/qri-io/jsonschema"
-
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
@@ -37,8 +35,7 @@ var DefaultLimits = Limits{MaxArgBytes: 16 << 20, MaxDepth: 64, MaxActive: 32}
 // Executor runs operations from one registry. It is safe for concurrent use.
 type Executor struct {
 	reg            *registry.Registry
-	inputs         map[string]*jsonschema.Schema
-	outputs        map[string]*jsonschema.Schema
+	schemas        sync.Map // operation name → *opSchemas, filled on first call
 	limits         Limits
 	slots          chan struct{}
 	log            *slog.Logger
@@ -74,54 +71,30 @@ func WithLogger(l *slog.Logger) Option { return func(e *Executor) { e.log = l } 
 
 var loadDraft sync.Once
 
-// New compiles every schema in reg once and warms each validator, so later
-// concurrent validation is safe (qri-io/jsonschema is not safe for
-// concurrent first use).
+// New builds an executor for reg. It compiles no schema: each operation's
+// schemas are compiled on its first call (see schemasFor), so start-up does
+// not grow with the catalog. CheckSchemas compiles them all, for tests.
 func New(reg *registry.Registry, limits Limits, opts ...Option) (*Executor, error) {
-	loadDraft.Do(jsonschema.LoadDraft2019_09)
 	if limits.MaxActive <= 0 || limits.MaxArgBytes <= 0 || limits.MaxDepth <= 0 {
 		return nil, errors.New("executor: limits must be positive")
 	}
 	e := &Executor{
-		reg:     reg,
-		inputs:  make(map[string]*jsonschema.Schema, reg.Len()),
-		outputs: make(map[string]*jsonschema.Schema, reg.Len()),
-		limits:  limits,
-		slots:   make(chan struct{}, limits.MaxActive),
-		log:     slog.New(slog.DiscardHandler),
+		reg:    reg,
+		limits: limits,
+		slots:  make(chan struct{}, limits.MaxActive),
+		log:    slog.New(slog.DiscardHandler),
 	}
 	for _, o := range opts {
 		o(e)
 	}
-	for _, op := range reg.Operations() {
-		in, err := compile(op.InputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("executor: operation %q input schema: %w", op.Name, err)
-		}
-		out, err := compile(op.OutputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("executor: operation %q output schema: %w", op.Name, err)
-		}
-		e.inputs[op.Name], e.outputs[op.Name] = in, out
-	}
 	return e, nil
-}
-
-func compile(raw json.RawMessage) (*jsonschema.Schema, error) {
-	s := &jsonschema.Schema{}
-	if err := json.Unmarshal(raw, s); err != nil {
-		return nil, err
-	}
-	// Warm-up: the first validation resolves refs and caches state.
-	s.Validate(context.Background(), map[string]any{})
-	return s, nil
 }
 
 // Registry returns the registry this executor runs.
 func (e *Executor) Registry() *registry.Registry { return e.reg }
 
 // Call runs operation name for a caller on transport t. It returns the
-// encoded result object, or a domain error; never both.
+// encoded result object (always valid JSON), or a domain error; never both.
 func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
 	op, ok := e.reg.Lookup(name)
 	if !ok {
@@ -142,7 +115,12 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 	if err := checkDepth(args, e.limits.MaxDepth); err != nil {
 		return nil, err
 	}
-	if err := validateInput(ctx, e.inputs[name], args); err != nil {
+	in, cerr := e.schemasFor(op).input()
+	if cerr != nil {
+		e.log.Error("input schema does not compile", "operation", name, "err", cerr)
+		return nil, domainerr.New(domainerr.Internal, "internal error")
+	}
+	if err := validateInput(ctx, in, args); err != nil {
 		return nil, err
 	}
 	select {
@@ -167,7 +145,12 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 		return nil, domainerr.New(domainerr.Internal, "internal error")
 	}
 	if e.validateOutput {
-		if errs, verr := e.outputs[name].ValidateBytes(ctx, encoded); verr != nil || len(errs) > 0 {
+		out, cerr := e.schemasFor(op).output()
+		if cerr != nil {
+			e.log.Error("output schema does not compile", "operation", name, "err", cerr)
+			return nil, domainerr.New(domainerr.Internal, "internal error")
+		}
+		if errs, verr := out.ValidateBytes(ctx, encoded); verr != nil || len(errs) > 0 {
 			e.log.Error("result does not match output schema", "operation", name, "problems", len(errs))
 			return nil, domainerr.New(domainerr.Internal, "result does not match the output schema").
 				WithDetails(map[string]any{"problems": sanitize(errs)})
@@ -201,6 +184,11 @@ func encodeResult(out any) (json.RawMessage, error) {
 	var b []byte
 	switch v := out.(type) {
 	case json.RawMessage:
+		// json.Marshal checks what it writes; bytes a handler hands over
+		// are checked here, once, so adapters can rely on the result.
+		if !json.Valid(v) {
+			return nil, errors.New("result is not valid JSON")
+		}
 		b = v
 	default:
 		var err error

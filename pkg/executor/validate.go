@@ -47,16 +47,19 @@ type Problem struct {
 	Reason string `json:"reason"`
 }
 
+// validateInput checks args against s. ValidateBytes parses args itself,
+// so they are not scanned for validity first: only when it fails does
+// json.Valid pick the message.
 func validateInput(ctx context.Context, s *jsonschema.Schema, args json.RawMessage) *domainerr.Error {
-	if !json.Valid(args) {
-		return domainerr.New(domainerr.InvalidArgument, "arguments are not valid JSON")
+	errs, err := s.ValidateBytes(ctx, args)
+	if err != nil {
+		if !json.Valid(args) {
+			return domainerr.New(domainerr.InvalidArgument, "arguments are not valid JSON")
+		}
+		return domainerr.New(domainerr.InvalidArgument, "arguments could not be validated")
 	}
 	if args[0] != '{' {
 		return domainerr.New(domainerr.InvalidArgument, "arguments must be a JSON object")
-	}
-	errs, err := s.ValidateBytes(ctx, args)
-	if err != nil {
-		return domainerr.New(domainerr.InvalidArgument, "arguments could not be validated")
 	}
 	if len(errs) == 0 {
 		return nil

@@ -287,11 +287,15 @@ func (c *Client) once(ctx context.Context, r request) (body []byte, sent bool, e
 
 	actx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
 	defer cancel()
-	// Set by the transport's writer goroutine, read here after Do.
+	// Set by the transport's writer goroutine, read here after Do. Only a
+	// write needs to know whether it was sent (do decides on it), so a read
+	// carries no trace.
 	var wrote atomic.Bool
-	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
-		WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
-	})
+	if r.isWrite() {
+		actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+			WroteRequest: func(info httptrace.WroteRequestInfo) { wrote.Store(info.Err == nil) },
+		})
+	}
 	var rdr io.Reader
 	var partsLen int64
 	switch {

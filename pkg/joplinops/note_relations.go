@@ -76,6 +76,9 @@ func addRelations(out schema.S) {
 // relations loads the requested edges of note n.
 func (o *Ops) relations(ctx context.Context, n apiNote, include []string) (Relations, error) {
 	var r Relations
+	if len(include) == 0 {
+		return r, nil
+	}
 	want := map[string]bool{}
 	for _, i := range include {
 		want[i] = true

@@ -36,10 +36,12 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *ser
 		server.WithInstructions(Instructions(ops)),
 	)
 	names := make(map[string]bool, len(ops))
+	tools := make([]server.ServerTool, 0, len(ops))
 	for _, op := range ops {
-		s.AddTool(Tool(op), handler(ex, t, op.Name))
+		tools = append(tools, server.ServerTool{Tool: Tool(op), Handler: handler(ex, t, op.Name)})
 		names[op.Name] = true
 	}
+	s.AddTools(tools...)
 	registerRunner(s, &runner{ex: ex, t: t, tools: names})
 	return s
 }

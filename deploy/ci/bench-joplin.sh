@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench-joplin.sh: side-by-side benchmark of notebridge against a real
+# Joplin (issue 14). Starts the Joplin image with a token, builds notebridge
+# and deploy/ci/benchjoplin, seeds 500 notes into one notebook, then times
+# get_note, search and list_notes straight over the REST API (kept alive)
+# and through `notebridge mcp stdio`, interleaved in one run; prints the
+# medians, their ratio and the Joplin requests per bridge call.
+#
+# Environment: NOTEBRIDGE_JOPLIN_IMAGE (default notebridge/joplin:3.5.1),
+# BENCH_NOTES (500), BENCH_CALLS (200), BENCH_BIN (a notebridge binary to
+# measure instead of building this tree), BENCH_BASELINE_BIN (a second
+# binary, e.g. an earlier commit's, timed in turn in the same run).
+set -euo pipefail
+
+cd "$(dirname "$0")/../.."
+IMAGE="${NOTEBRIDGE_JOPLIN_IMAGE:-notebridge/joplin:3.5.1}"
+work="$(mktemp -d)"
+name="notebridge-bench-joplin-$$"
+cleanup() { docker rm -f "$name" >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+umask 077
+head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$work/token"
+if [ -n "${BENCH_BIN:-}" ]; then
+  cp "$BENCH_BIN" "$work/notebridge"
+else
+  go build -o "$work/notebridge" ./services/notebridge
+fi
+go build -o "$work/benchjoplin" ./deploy/ci/benchjoplin
+
+docker run -d --name "$name" -e JOPLIN_TOKEN="$(cat "$work/token")" -p 127.0.0.1::41184 "$IMAGE" >/dev/null
+port="$(docker port "$name" 41184/tcp | head -n1 | sed 's/.*://')"
+url="http://127.0.0.1:$port"
+for _ in $(seq 1 180); do
+  if curl -fsS "$url/ping" >/dev/null 2>&1; then break; fi
+  sleep 1
+done
+curl -fsS "$url/ping" >/dev/null || { echo "bench-joplin: Joplin did not answer /ping" >&2; exit 1; }
+
+"$work/benchjoplin" -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
+  -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}"

@@ -1,0 +1,328 @@
+// Command benchjoplin compares, side by side against a real Joplin, the
+// same reads made straight over the Joplin REST API (one kept-alive HTTP
+// client) and through `notebridge mcp stdio`: get a note, search, and list
+// a notebook's notes. The two paths are interleaved call by call in one run;
+// it prints each path's median, their ratio, and the Joplin requests one
+// bridge call makes, counted by a small proxy in front of Joplin that a
+// second bridge process (not the timed one) talks to.
+//
+// deploy/ci/bench-joplin.sh starts Joplin and runs it.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	joplinURL := flag.String("joplin-url", "http://127.0.0.1:41184", "Joplin Data API origin")
+	tokenFile := flag.String("token-file", "", "file holding the Joplin API token")
+	bin := flag.String("bin", "notebridge", "notebridge binary")
+	notes := flag.Int("notes", 500, "notes to seed into one notebook")
+	n := flag.Int("n", 200, "timed calls per operation and path")
+	baseline := flag.String("baseline-bin", "", "a second notebridge binary (say, an earlier commit's) timed in turn with -bin")
+	flag.Parse()
+	if err := run(*joplinURL, *tokenFile, *bin, *baseline, *notes, *n); err != nil {
+		log.Fatal(err)
+	}
+}
+
+type rest struct {
+	base, token string
+	c           *http.Client
+}
+
+func (r rest) do(method, path string, q url.Values, body any) ([]byte, error) {
+	if q == nil {
+		q = url.Values{}
+	}
+	q.Set("token", r.token)
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, r.base+path+"?"+q.Encode(), rd)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.c.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", method, path, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s %s: HTTP %d", method, path, resp.StatusCode)
+	}
+	return b, err
+}
+
+// get reads path and decodes the answer, as a client of the REST API would.
+func (r rest) get(path string, q url.Values) error {
+	b, err := r.do(http.MethodGet, path, q, nil)
+	if err != nil {
+		return err
+	}
+	var v map[string]any
+	return json.Unmarshal(b, &v)
+}
+
+// seed creates a notebook holding count notes and returns its id and one
+// note's id.
+func seed(r rest, count int) (folder, note string, err error) {
+	b, err := r.do(http.MethodPost, "/folders", nil, map[string]any{"title": fmt.Sprintf("bench %d", time.Now().UnixNano())})
+	if err != nil {
+		return "", "", err
+	}
+	var f struct{ ID string }
+	if err := json.Unmarshal(b, &f); err != nil {
+		return "", "", err
+	}
+	body := strings.Repeat("Benchmark words about gardens, rivers and quiet mornings. ", 30)
+	for i := range count {
+		b, err := r.do(http.MethodPost, "/notes", nil, map[string]any{"parent_id": f.ID, "title": fmt.Sprintf("bench note %d", i), "body": body})
+		if err != nil {
+			return "", "", err
+		}
+		if i == count/2 {
+			var n struct{ ID string }
+			json.Unmarshal(b, &n)
+			note = n.ID
+		}
+	}
+	return f.ID, note, nil
+}
+
+// bridge is one `notebridge mcp stdio` process after the handshake.
+type bridge struct {
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Reader
+	id  int
+}
+
+func startBridge(bin, joplinURL, tokenFile, stateDir string) (*bridge, error) {
+	cmd := exec.Command(bin, "mcp", "stdio", "--joplin-url", joplinURL, "--joplin-token-file", tokenFile, "--state-dir", stateDir)
+	cmd.Stderr = os.Stderr
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	b := &bridge{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
+	if _, err := b.rpc("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"benchjoplin","version":"1"}}`); err != nil {
+		return nil, err
+	}
+	_, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return b, err
+}
+
+func (b *bridge) rpc(method, params string) ([]byte, error) {
+	return b.rpcWant(method, params, false)
+}
+
+// rpcWant sends one request and reads its answer; wantToolError expects a
+// tool result flagged isError (a call refused before reaching Joplin).
+func (b *bridge) rpcWant(method, params string, wantToolError bool) ([]byte, error) {
+	b.id++
+	if _, err := fmt.Fprintf(b.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", b.id, method, params); err != nil {
+		return nil, err
+	}
+	line, err := b.out.ReadBytes('\n')
+	if err != nil {
+		return nil, err
+	}
+	var resp struct {
+		Result struct {
+			IsError bool `json:"isError"`
+		}
+		Error *struct{ Message string }
+	}
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, err
+	}
+	if resp.Error != nil || resp.Result.IsError != wantToolError {
+		return nil, fmt.Errorf("%s failed: %.300s", method, line)
+	}
+	return line, nil
+}
+
+// call runs one tool and decodes its result, as an MCP client would.
+func (b *bridge) call(tool, args string, wantToolError bool) error {
+	line, err := b.rpcWant("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args), wantToolError)
+	if err != nil {
+		return err
+	}
+	var v map[string]any
+	return json.Unmarshal(line, &v)
+}
+
+func (b *bridge) close() {
+	b.in.Close()
+	b.cmd.Wait()
+}
+
+// counter is a reverse proxy in front of Joplin that counts requests.
+type counter struct{ n atomic.Int64 }
+
+func startCounter(target string) (string, *counter, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", nil, err
+	}
+	c := &counter{}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.n.Add(1)
+		rp.ServeHTTP(w, r)
+	}))
+	return "http://" + ln.Addr().String(), c, nil
+}
+
+type workload struct {
+	name      string
+	restPath  string
+	restQuery url.Values
+	tool      string
+	args      string
+	// refused: the bridge refuses the call before any Joplin request (the
+	// stdio and executor floor).
+	refused bool
+}
+
+func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
+	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return err
+	}
+	r := rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
+	seedStart := time.Now()
+	folder, note, err := seed(r, notes)
+	if err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
+	fmt.Printf("seeded %d notes in one notebook in %.1f s\n", notes, time.Since(seedStart).Seconds())
+	noteFields := "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
+	work := []workload{
+		{"get_note", "/notes/" + note, url.Values{"fields": {noteFields}}, "get_note", fmt.Sprintf(`{"id":%q}`, note), false},
+		{"search", "/search", url.Values{"query": {"gardens"}, "type": {"note"}, "fields": {"id,parent_id,title,deleted_time"}, "limit": {"20"}}, "search", `{"query":"gardens"}`, false},
+		{"stdio floor: get_note refused (bad id), no Joplin request", "/notes/" + note, url.Values{"fields": {noteFields}}, "get_note", `{"id":"not-an-id"}`, true},
+		{"list_notes", "/folders/" + folder + "/notes", url.Values{"fields": {"id,parent_id,title,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"}, "limit": {"50"}, "order_by": {"updated_time"}, "order_dir": {"DESC"}}, "list_notes", fmt.Sprintf(`{"notebook_id":%q}`, folder), false},
+	}
+
+	timed, err := startBridge(bin, joplinURL, tokenFile, mustTemp())
+	if err != nil {
+		return fmt.Errorf("start bridge: %w", err)
+	}
+	defer timed.close()
+	proxyURL, count, err := startCounter(joplinURL)
+	if err != nil {
+		return err
+	}
+	counted, err := startBridge(bin, proxyURL, tokenFile, mustTemp())
+	if err != nil {
+		return fmt.Errorf("start counted bridge: %w", err)
+	}
+	defer counted.close()
+	var base *bridge
+	if baselineBin != "" {
+		if base, err = startBridge(baselineBin, joplinURL, tokenFile, mustTemp()); err != nil {
+			return fmt.Errorf("start baseline bridge: %w", err)
+		}
+		defer base.close()
+	}
+
+	fmt.Printf("%d timed calls per operation and path, interleaved (REST, bridge, REST, ...) after 20 warm-up pairs\n\n", n)
+	if base != nil {
+		fmt.Printf("baseline: %s, timed in turn (REST, bridge, baseline, ...)\n\n", baselineBin)
+		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | baseline median | baseline ratio | Joplin requests per bridge call |\n|---|---|---|---|---|---|---|\n")
+	} else {
+		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | Joplin requests per bridge call |\n|---|---|---|---|---|\n")
+	}
+	for _, w := range work {
+		var viaREST, viaBridge, viaBase []time.Duration
+		for i := range n + 20 {
+			start := time.Now()
+			if err := r.get(w.restPath, cloneValues(w.restQuery)); err != nil {
+				return err
+			}
+			d := time.Since(start)
+			start = time.Now()
+			if err := timed.call(w.tool, w.args, w.refused); err != nil {
+				return err
+			}
+			if i >= 20 {
+				viaREST, viaBridge = append(viaREST, d), append(viaBridge, time.Since(start))
+			}
+			if base != nil {
+				start = time.Now()
+				if err := base.call(w.tool, w.args, w.refused); err != nil {
+					return err
+				}
+				if i >= 20 {
+					viaBase = append(viaBase, time.Since(start))
+				}
+			}
+		}
+		before := count.n.Load()
+		const countCalls = 10
+		for range countCalls {
+			if err := counted.call(w.tool, w.args, w.refused); err != nil {
+				return err
+			}
+		}
+		perCall := float64(count.n.Load()-before) / countCalls
+		mr, mb := median(viaREST), median(viaBridge)
+		if base != nil {
+			mbase := median(viaBase)
+			fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), ms(mbase), float64(mbase)/float64(mr), perCall)
+			continue
+		}
+		fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), perCall)
+	}
+	return nil
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+func mustTemp() string {
+	d, err := os.MkdirTemp("", "benchjoplin-state-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	return d
+}
+
+func median(d []time.Duration) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
