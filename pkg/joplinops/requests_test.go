@@ -1,0 +1,118 @@
+package joplinops_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+)
+
+// seedNote creates a note directly in Joplin and returns its id.
+func seedNote(t *testing.T, h *harness, notebook, title string) string {
+	t.Helper()
+	var out struct {
+		ID string `json:"id"`
+	}
+	body := map[string]any{"title": title, "parent_id": notebook, "body": "line one\nline two"}
+	if err := h.env.Joplin.Write(context.Background(), "POST", "/notes", nil, body, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.ID
+}
+
+// countSince returns the requests the fake received after the first n.
+func countSince(fake *joplinfake.Server, n int) []joplinfake.Request {
+	return fake.Requests()[n:]
+}
+
+// call runs one operation and decodes its result into out.
+func call(t *testing.T, h *harness, name string, args, out any) {
+	t.Helper()
+	res, derr := h.env.Call(context.Background(), name, args)
+	if derr != nil {
+		t.Fatalf("%s: %v (%v)", name, derr, derr.Details)
+	}
+	if out != nil {
+		if err := json.Unmarshal(res, out); err != nil {
+			t.Fatalf("%s: %s: %v", name, res, err)
+		}
+	}
+}
+
+// TestListNotesOfNotebookIsOneJoplinRequest pages a 250-note notebook: each
+// page is one Joplin request, sorted and paged by Joplin.
+func TestListNotesOfNotebookIsOneJoplinRequest(t *testing.T) {
+	h := newHarness(t)
+	nb := scenarios.Folder(t, h.env, "Big", "")
+	for i := range 250 {
+		seedNote(t, h, nb, fmt.Sprintf("n%03d", i))
+	}
+	for _, tc := range []struct {
+		page, want int
+		first      string
+		more       bool
+	}{{1, 100, "n000", true}, {3, 50, "n200", false}} {
+		before := len(h.fake.Requests())
+		var out struct {
+			Notes []struct {
+				Title string `json:"title"`
+			} `json:"notes"`
+			HasMore bool `json:"has_more"`
+		}
+		call(t, h, "list_notes", map[string]any{"notebook_id": nb, "order_by": "title", "order_dir": "asc", "limit": 100, "page": tc.page}, &out)
+		reqs := countSince(h.fake, before)
+		if len(reqs) != 1 || reqs[0].Path != "/folders/"+nb+"/notes" {
+			t.Fatalf("page %d: want exactly 1 Joplin request, got %d: %v", tc.page, len(reqs), reqs)
+		}
+		if len(out.Notes) != tc.want || out.Notes[0].Title != tc.first || out.HasMore != tc.more {
+			t.Fatalf("page %d: %d notes, first %q, has_more %v", tc.page, len(out.Notes), out.Notes[0].Title, out.HasMore)
+		}
+	}
+}
+
+// TestListNotesOfMissingNotebookIsNotFound: Joplin answers a missing
+// notebook's note list with a 500; the bridge still says NOT_FOUND.
+func TestListNotesOfMissingNotebookIsNotFound(t *testing.T) {
+	h := newHarness(t)
+	res, derr := h.env.Call(context.Background(), "list_notes", map[string]any{"notebook_id": "0123456789abcdef0123456789abcdef"})
+	if derr == nil || derr.Code != domainerr.NotFound || derr.Details["missing"] != "notebook" {
+		t.Fatalf("want NOT_FOUND notebook, got %v %v (%s)", derr, derr.Details, res)
+	}
+}
+
+// TestListNotesOfTagWithTrashIsOneJoplinRequest: with include_trashed the
+// tag's note list needs no local filter, so Joplin pages it.
+func TestListNotesOfTagWithTrashIsOneJoplinRequest(t *testing.T) {
+	h := newHarness(t)
+	nb := scenarios.Folder(t, h.env, "Tagged", "")
+	var tag struct {
+		ID string `json:"id"`
+	}
+	call(t, h, "create_tag", map[string]any{"title": "bulk"}, &tag)
+	for i := range 120 {
+		id := seedNote(t, h, nb, fmt.Sprintf("t%03d", i))
+		if err := h.env.Joplin.Write(context.Background(), "POST", "/tags/"+tag.ID+"/notes", nil, map[string]any{"id": id}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := len(h.fake.Requests())
+	var out struct {
+		Notes   []json.RawMessage `json:"notes"`
+		HasMore bool              `json:"has_more"`
+	}
+	call(t, h, "list_notes", map[string]any{"tag_id": tag.ID, "include_trashed": true, "limit": 100, "page": 2}, &out)
+	if reqs := countSince(h.fake, before); len(reqs) != 1 {
+		t.Fatalf("want exactly 1 Joplin request, got %d: %v", len(reqs), reqs)
+	}
+	if len(out.Notes) != 20 || out.HasMore {
+		t.Fatalf("page 2: %d notes, has_more %v", len(out.Notes), out.HasMore)
+	}
+	_, derr := h.env.Call(context.Background(), "list_notes", map[string]any{"tag_id": "0123456789abcdef0123456789abcdef", "include_trashed": true})
+	if derr == nil || derr.Code != domainerr.NotFound || derr.Details["missing"] != "tag" {
+		t.Fatalf("missing tag: %v", derr)
+	}
+}
