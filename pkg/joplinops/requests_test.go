@@ -116,3 +116,74 @@ func TestListNotesOfTagWithTrashIsOneJoplinRequest(t *testing.T) {
 		t.Fatalf("missing tag: %v", derr)
 	}
 }
+
+// TestCreateTagPreflightIsOneSearch: with 150 tags in Joplin, create_tag
+// costs one tag search and the write, and the search still finds every tag
+// whose title normalizes like the new one (case folding, ligatures, ß,
+// spaces), though SQL LIKE only folds ASCII case.
+func TestCreateTagPreflightIsOneSearch(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	for i := range 150 {
+		if err := h.env.Joplin.Write(ctx, "POST", "/tags", nil, map[string]any{"title": fmt.Sprintf("zz %03d", i)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := len(h.fake.Requests())
+	var tag struct {
+		ID string `json:"id"`
+	}
+	call(t, h, "create_tag", map[string]any{"title": "planning"}, &tag)
+	reqs := countSince(h.fake, before)
+	if len(reqs) != 2 || reqs[0].Path != "/search" || reqs[1].Method != "POST" {
+		t.Fatalf("want one search and the write, got %v", reqs)
+	}
+	for stored, variant := range map[string]string{
+		"ﬁle":         "FILE",
+		"straße":      "STRASSE",
+		"  a   b  ":   "A B",
+		"Kelvin":      "\u212Aelvin",
+		"100% done_x": "100% DONE_X",
+	} {
+		if err := h.env.Joplin.Write(ctx, "POST", "/tags", nil, map[string]any{"title": stored}, nil); err != nil {
+			t.Fatal(err)
+		}
+		before := len(h.fake.Requests())
+		_, derr := h.env.Call(ctx, "create_tag", map[string]any{"title": variant})
+		if derr == nil || derr.Code != domainerr.TagAlreadyExists {
+			t.Fatalf("create_tag %q with %q stored: want TAG_ALREADY_EXISTS, got %v", variant, stored, derr)
+		}
+		if n := len(countSince(h.fake, before)); n != 1 {
+			t.Fatalf("create_tag %q: %d requests, want the one search: %v", variant, n, countSince(h.fake, before))
+		}
+	}
+	if h.fake.CountWrites() != 150+1+5 {
+		t.Fatalf("writes: %d", h.fake.CountWrites())
+	}
+}
+
+// TestTagNoteIsTwoJoplinRequests: tag_note reads the note and writes; an
+// already tagged note is told by Joplin's empty answer.
+func TestTagNoteIsTwoJoplinRequests(t *testing.T) {
+	h := newHarness(t)
+	nb := scenarios.Folder(t, h.env, "Inbox", "")
+	note := seedNote(t, h, nb, "n")
+	var tag struct {
+		ID string `json:"id"`
+	}
+	call(t, h, "create_tag", map[string]any{"title": "t"}, &tag)
+	for _, already := range []bool{false, true} {
+		before := len(h.fake.Requests())
+		var out struct {
+			AlreadyTagged bool `json:"already_tagged"`
+		}
+		call(t, h, "tag_note", map[string]any{"note_id": note, "tag_id": tag.ID}, &out)
+		if n := len(countSince(h.fake, before)); n != 2 || out.AlreadyTagged != already {
+			t.Fatalf("tag_note: %d requests, already_tagged %v; want 2, %v", n, out.AlreadyTagged, already)
+		}
+	}
+	_, derr := h.env.Call(context.Background(), "tag_note", map[string]any{"note_id": note, "tag_id": "0123456789abcdef0123456789abcdef"})
+	if derr == nil || derr.Code != domainerr.NotFound || derr.Details["missing"] != "tag" {
+		t.Fatalf("missing tag: %v", derr)
+	}
+}
