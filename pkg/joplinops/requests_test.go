@@ -12,7 +12,7 @@ import (
 )
 
 // seedNote creates a note directly in Joplin and returns its id.
-func seedNote(t *testing.T, h *harness, notebook, title string) string {
+func seedNote(t testing.TB, h *harness, notebook, title string) string {
 	t.Helper()
 	var out struct {
 		ID string `json:"id"`
