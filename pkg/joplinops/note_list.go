@@ -94,12 +94,10 @@ func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, er
 		}
 		// The notebook's own note list hides trashed notes: scan.
 		rows, err = o.collectNotes(ctx, fields, func(n apiNote) bool { return n.ParentID == in.NotebookID })
-	case in.TagID != "" && in.IncludeTrashed:
-		out, err := o.joplinPage(ctx, "/tags/"+in.TagID+"/notes", in, fields)
-		return out, missing(err, "tag", in.TagID)
 	case in.TagID != "":
-		// A tag's note list includes trashed notes and Joplin cannot filter
-		// them out: every page is read and paged here.
+		// Joplin loads a tag's notes in memory, and its sort of them is not
+		// a total order (the comparator never answers "after"): every page
+		// is read, then sorted and paged here.
 		rows, err = joplin.ListAll[apiNote](ctx, o.c, "/tags/"+in.TagID+"/notes", url.Values{"fields": {fields}}, o.limits.MaxScan)
 		err = missing(err, "tag", in.TagID)
 	case in.ResourceID != "":
@@ -159,7 +157,7 @@ func (o *Ops) joplinPage(ctx context.Context, path string, in listNotesIn, field
 		"fields": {fields}, "order_by": {in.OrderBy}, "order_dir": {strings.ToUpper(in.OrderDir)},
 		"limit": {strconv.Itoa(in.Limit)}, "page": {strconv.Itoa(in.Page)},
 	}
-	if in.IncludeTrashed && path == "/notes" {
+	if in.IncludeTrashed {
 		q.Set("include_deleted", "1")
 	}
 	var p joplin.Page[apiNote]

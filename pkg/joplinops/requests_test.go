@@ -84,39 +84,6 @@ func TestListNotesOfMissingNotebookIsNotFound(t *testing.T) {
 	}
 }
 
-// TestListNotesOfTagWithTrashIsOneJoplinRequest: with include_trashed the
-// tag's note list needs no local filter, so Joplin pages it.
-func TestListNotesOfTagWithTrashIsOneJoplinRequest(t *testing.T) {
-	h := newHarness(t)
-	nb := scenarios.Folder(t, h.env, "Tagged", "")
-	var tag struct {
-		ID string `json:"id"`
-	}
-	call(t, h, "create_tag", map[string]any{"title": "bulk"}, &tag)
-	for i := range 120 {
-		id := seedNote(t, h, nb, fmt.Sprintf("t%03d", i))
-		if err := h.env.Joplin.Write(context.Background(), "POST", "/tags/"+tag.ID+"/notes", nil, map[string]any{"id": id}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before := len(h.fake.Requests())
-	var out struct {
-		Notes   []json.RawMessage `json:"notes"`
-		HasMore bool              `json:"has_more"`
-	}
-	call(t, h, "list_notes", map[string]any{"tag_id": tag.ID, "include_trashed": true, "limit": 100, "page": 2}, &out)
-	if reqs := countSince(h.fake, before); len(reqs) != 1 {
-		t.Fatalf("want exactly 1 Joplin request, got %d: %v", len(reqs), reqs)
-	}
-	if len(out.Notes) != 20 || out.HasMore {
-		t.Fatalf("page 2: %d notes, has_more %v", len(out.Notes), out.HasMore)
-	}
-	_, derr := h.env.Call(context.Background(), "list_notes", map[string]any{"tag_id": "0123456789abcdef0123456789abcdef", "include_trashed": true})
-	if derr == nil || derr.Code != domainerr.NotFound || derr.Details["missing"] != "tag" {
-		t.Fatalf("missing tag: %v", derr)
-	}
-}
-
 // TestCreateTagPreflightIsOneSearch: with 150 tags in Joplin, create_tag
 // costs one tag search and the write, and the search still finds every tag
 // whose title normalizes like the new one (case folding, ligatures, ß,
