@@ -216,8 +216,14 @@ func (c *Client) Ping(ctx context.Context) error {
 	return nil
 }
 
+// decode unmarshals a JSON answer into out; a *[]byte out receives the raw
+// answer (an empty one is how Joplin says "nothing to do" for some writes).
 func decode(body []byte, out any) error {
 	if out == nil {
+		return nil
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = body
 		return nil
 	}
 	if err := json.Unmarshal(body, out); err != nil {

@@ -86,21 +86,20 @@ func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, er
 		err  error
 	)
 	switch {
+	case in.NotebookID != "" && !in.IncludeTrashed:
+		return o.notebookPage(ctx, in, fields)
 	case in.NotebookID != "":
 		if _, err := o.loadNotebook(ctx, in.NotebookID, "notebook"); err != nil {
 			return listNotesOut{}, err
 		}
-		if in.IncludeTrashed {
-			// The notebook's own note list hides trashed notes: scan.
-			rows, err = o.collectNotes(ctx, fields, func(n apiNote) bool { return n.ParentID == in.NotebookID })
-		} else {
-			rows, err = joplin.ListAll[apiNote](ctx, o.c, "/folders/"+in.NotebookID+"/notes", url.Values{"fields": {fields}}, o.limits.MaxScan)
-		}
+		// The notebook's own note list hides trashed notes: scan.
+		rows, err = o.collectNotes(ctx, fields, func(n apiNote) bool { return n.ParentID == in.NotebookID })
 	case in.TagID != "":
-		if _, err := o.loadTag(ctx, in.TagID); err != nil {
-			return listNotesOut{}, err
-		}
+		// Joplin loads a tag's notes in memory, and its sort of them is not
+		// a total order (the comparator never answers "after"): every page
+		// is read, then sorted and paged here.
 		rows, err = joplin.ListAll[apiNote](ctx, o.c, "/tags/"+in.TagID+"/notes", url.Values{"fields": {fields}}, o.limits.MaxScan)
+		err = missing(err, "tag", in.TagID)
 	case in.ResourceID != "":
 		if err := o.c.Get(ctx, "/resources/"+in.ResourceID, url.Values{"fields": {"id"}}, nil); err != nil {
 			return listNotesOut{}, missing(err, "resource", in.ResourceID)
@@ -134,6 +133,26 @@ func (o *Ops) collectNotes(ctx context.Context, fields string, keep func(apiNote
 
 // pageFromJoplin serves an unfiltered list with Joplin's own paging.
 func (o *Ops) pageFromJoplin(ctx context.Context, in listNotesIn, fields string) (listNotesOut, error) {
+	return o.joplinPage(ctx, "/notes", in, fields)
+}
+
+// notebookPage serves one notebook's live notes with one Joplin request.
+// Joplin answers a missing notebook with a 500 (it reads the null folder's
+// id), so only a failed request pays a second one, to tell NOT_FOUND.
+func (o *Ops) notebookPage(ctx context.Context, in listNotesIn, fields string) (listNotesOut, error) {
+	out, err := o.joplinPage(ctx, "/folders/"+in.NotebookID+"/notes", in, fields)
+	if err == nil {
+		return out, nil
+	}
+	if _, lerr := o.loadNotebook(ctx, in.NotebookID, "notebook"); lerr != nil {
+		return listNotesOut{}, lerr
+	}
+	return listNotesOut{}, err
+}
+
+// joplinPage asks Joplin for one page of path, sorted by Joplin (titles
+// compare case-insensitively for ASCII letters, ties by id).
+func (o *Ops) joplinPage(ctx context.Context, path string, in listNotesIn, fields string) (listNotesOut, error) {
 	q := url.Values{
 		"fields": {fields}, "order_by": {in.OrderBy}, "order_dir": {strings.ToUpper(in.OrderDir)},
 		"limit": {strconv.Itoa(in.Limit)}, "page": {strconv.Itoa(in.Page)},
@@ -142,7 +161,7 @@ func (o *Ops) pageFromJoplin(ctx context.Context, in listNotesIn, fields string)
 		q.Set("include_deleted", "1")
 	}
 	var p joplin.Page[apiNote]
-	if err := o.c.Get(ctx, "/notes", q, &p); err != nil {
+	if err := o.c.Get(ctx, path, q, &p); err != nil {
 		return listNotesOut{}, err
 	}
 	out := listNotesOut{Notes: make([]Note, 0, len(p.Items)), Page: in.Page, HasMore: p.HasMore}

@@ -2,6 +2,7 @@ package joplinops
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -52,6 +53,22 @@ type updateNoteIn struct {
 	IsTodo        *bool   `json:"is_todo"`
 	TodoDue       *int64  `json:"todo_due"`
 	TodoCompleted *int64  `json:"todo_completed"`
+	ReturnNote    bool    `json:"return_note"`
+}
+
+// updateNoteOut is what an agent needs to go on after an update: not an
+// echo of the body it just sent, unless it asks for the note.
+type updateNoteOut struct {
+	ID          string   `json:"id"`
+	UpdatedTime int64    `json:"updated_time"`
+	Changed     []string `json:"changed"`
+	Note        *Note    `json:"note,omitempty"`
+}
+
+// noteFieldNames maps the tool's field names to Joplin's, in output order.
+var noteFieldNames = []struct{ tool, joplin string }{
+	{"title", "title"}, {"body", "body"}, {"notebook_id", "parent_id"},
+	{"is_todo", "is_todo"}, {"todo_due", "todo_due"}, {"todo_completed", "todo_completed"},
 }
 
 func (o *Ops) updateNote() registry.Operation {
@@ -63,12 +80,24 @@ func (o *Ops) updateNote() registry.Operation {
 		"is_todo":        schema.Bool(""),
 		"todo_due":       timeSchema,
 		"todo_completed": timeSchema,
+		"return_note":    schema.Bool("Also return the updated note, body included (one more Joplin read)."),
 	}, "id")
-	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields change. A trashed note must be restored first."
-	return op("update_note", "Update note", desc, registry.EffectUpdate, in, noteSchema(), registry.Func(o.doUpdateNote))
+	fieldNames := make([]string, len(noteFieldNames))
+	for i, f := range noteFieldNames {
+		fieldNames[i] = f.tool
+	}
+	out := schema.Object("", map[string]any{
+		"id":           schema.ID(""),
+		"updated_time": timeSchema,
+		"changed":      schema.Array("Fields whose value changed; empty when the note already had every given value (nothing was written).", schema.Enum("", fieldNames...), len(noteFieldNames)),
+		"note":         noteSchema(),
+	}, "id", "updated_time", "changed")
+	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields change. Returns the id, updated_time and the changed fields (the note too with return_note). A trashed note must be restored first."
+	return op("update_note", "Update note", desc, registry.EffectUpdate, in, out, registry.Func(o.doUpdateNote))
 }
 
-func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (Note, error) {
+// requested returns the Joplin properties an update asks for.
+func (in updateNoteIn) requested() map[string]any {
 	req := map[string]any{}
 	if in.Title != nil {
 		req["title"] = *in.Title
@@ -88,26 +117,83 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (Note, error) {
 	if in.TodoCompleted != nil {
 		req["todo_completed"] = *in.TodoCompleted
 	}
+	return req
+}
+
+// current returns n's value of the Joplin property field.
+func (n apiNote) current(field string) any {
+	switch field {
+	case "title":
+		return n.Title
+	case "body":
+		return n.Body
+	case "parent_id":
+		return n.ParentID
+	case "is_todo":
+		return n.IsTodo
+	case "todo_due":
+		return n.TodoDue
+	}
+	return n.TodoCompleted
+}
+
+// doUpdateNote costs two Joplin requests: one read (the note exists and is
+// not in the trash; it also tells which fields really change) and the
+// write, whose answer carries updated_time. A move reads the target
+// notebook too; return_note reads the note back.
+func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut, error) {
+	req := in.requested()
 	if len(req) == 0 {
-		return Note{}, domainerr.New(domainerr.InvalidArgument, "give at least one field to change")
+		return updateNoteOut{}, domainerr.New(domainerr.InvalidArgument, "give at least one field to change")
 	}
-	if err := o.liveNote(ctx, in.ID); err != nil {
-		return Note{}, err
-	}
-	if in.NotebookID != nil {
-		if err := o.liveNotebook(ctx, *in.NotebookID); err != nil {
-			return Note{}, err
+	fields := "id,deleted_time,updated_time"
+	for _, f := range noteFieldNames {
+		if _, ok := req[f.joplin]; ok {
+			fields += "," + f.joplin
 		}
 	}
-	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
-		return Note{}, withObjectID(err, in.ID)
-	}
-	updated, err := o.loadNote(ctx, in.ID, noteFields)
+	cur, err := o.loadNote(ctx, in.ID, fields)
 	if err != nil {
-		return Note{}, domainerr.New(domainerr.JoplinError, "note %s was updated, but reading it back failed", in.ID).
-			WithDetails(map[string]any{"id": in.ID, "updated": true})
+		return updateNoteOut{}, err
 	}
-	return updated.toNote(true), nil
+	if cur.DeletedTime > 0 {
+		return updateNoteOut{}, domainerr.New(domainerr.InvalidArgument, "note %s is in the trash; restore it first", in.ID).
+			WithDetails(map[string]any{"note_id": in.ID, "restore_tool": "restore_note"})
+	}
+	out := updateNoteOut{ID: in.ID, UpdatedTime: cur.UpdatedTime, Changed: []string{}}
+	for _, f := range noteFieldNames {
+		v, ok := req[f.joplin]
+		if !ok {
+			continue
+		}
+		if fmt.Sprint(v) == fmt.Sprint(cur.current(f.joplin)) {
+			delete(req, f.joplin)
+			continue
+		}
+		out.Changed = append(out.Changed, f.tool)
+	}
+	if _, moving := req["parent_id"]; moving {
+		if err := o.liveNotebook(ctx, *in.NotebookID); err != nil {
+			return updateNoteOut{}, err
+		}
+	}
+	if len(req) > 0 {
+		var written apiNote
+		if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &written); err != nil {
+			return updateNoteOut{}, withObjectID(err, in.ID)
+		}
+		out.UpdatedTime = written.UpdatedTime
+	}
+	if in.ReturnNote {
+		n, err := o.loadNote(ctx, in.ID, noteFields)
+		if err != nil {
+			return updateNoteOut{}, domainerr.New(domainerr.JoplinError, "note %s was updated, but reading it back failed", in.ID).
+				WithDetails(map[string]any{"id": in.ID, "updated": true})
+		}
+		note := n.toNote(true)
+		out.Note = &note
+	}
+	return out, nil
 }
 
 func boolInt(b bool) int {

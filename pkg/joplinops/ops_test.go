@@ -30,7 +30,7 @@ type harness struct {
 	env  scenarios.Env
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	fake := joplinfake.New(token)
 	srv := httptest.NewServer(fake)
@@ -83,7 +83,7 @@ func TestStatusWhenJoplinIsDown(t *testing.T) {
 
 // newExecutor builds the Joplin operations against baseURL behind an
 // executor that also checks every result against its output schema.
-func newExecutor(t *testing.T, baseURL, tokenFile string, wait time.Duration) (*joplin.Client, *executor.Executor) {
+func newExecutor(t testing.TB, baseURL, tokenFile string, wait time.Duration) (*joplin.Client, *executor.Executor) {
 	t.Helper()
 	jc, err := joplin.New(joplin.Config{BaseURL: baseURL, TokenFile: tokenFile, AvailabilityWait: wait})
 	if err != nil {

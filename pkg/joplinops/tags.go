@@ -1,6 +1,7 @@
 package joplinops
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -35,6 +36,44 @@ func tagSchema() schema.S {
 // allTags lists every tag; more than MaxTags is an error.
 func (o *Ops) allTags(ctx context.Context) ([]Tag, error) {
 	return joplin.ListAll[Tag](ctx, o.c, "/tags", url.Values{"fields": {"id,title"}}, MaxTags)
+}
+
+// tagsTitled lists the tags other than self whose normalized title is
+// title's, with one Joplin request in the usual case: a tag search (title
+// LIKE, ASCII case-insensitive, not the stale note index) for a pattern that
+// matches a superset of them, then the exact comparison here.
+func (o *Ops) tagsTitled(ctx context.Context, title, self string) ([]match, error) {
+	tags, err := joplin.ListAll[Tag](ctx, o.c, "/search", url.Values{
+		"type": {"tag"}, "query": {tagLikePattern(title)}, "fields": {"id,title"},
+	}, MaxTags)
+	if err != nil {
+		return nil, err
+	}
+	return tagMatches(tags, title, self), nil
+}
+
+// tagLikePattern turns a title into a LIKE pattern (Joplin's "*" is "%")
+// matched by every title that normalizes like it. Only ASCII letters and
+// digits that no other character case-folds to stay literal; anything else
+// (spaces, non-ASCII, wildcards, and f i k l s t, which K, ſ, ß and the
+// ligatures fold to) becomes "*", and so do both ends, for stored titles
+// with surrounding spaces.
+func tagLikePattern(title string) string {
+	var b strings.Builder
+	b.WriteByte('*')
+	for _, r := range NormalizeTitle(title) {
+		literal := (r >= 'a' && r <= 'z' || r >= '0' && r <= '9') && !strings.ContainsRune("fiklst", r)
+		switch {
+		case literal:
+			b.WriteRune(r)
+		case !strings.HasSuffix(b.String(), "*"):
+			b.WriteByte('*')
+		}
+	}
+	if !strings.HasSuffix(b.String(), "*") {
+		b.WriteByte('*')
+	}
+	return b.String()
 }
 
 // loadTag reads one tag; a missing one is NOT_FOUND with details.missing "tag".
@@ -80,11 +119,11 @@ func (o *Ops) tagConflict(ctx context.Context, err error, title, self string) er
 	if !errors.As(err, &ae) || ae.Status != http.StatusInternalServerError || !strings.Contains(ae.Message, "already exists") {
 		return err
 	}
-	tags, lerr := o.allTags(ctx)
+	matches, lerr := o.tagsTitled(ctx, title, self)
 	if lerr != nil {
 		return tagExists([]match{})
 	}
-	return tagExists(tagMatches(tags, title, self))
+	return tagExists(matches)
 }
 
 type listTagsOut struct {
@@ -131,11 +170,11 @@ func (o *Ops) createTag() registry.Operation {
 				return Tag{}, err
 			}
 			defer unlock()
-			tags, err := o.allTags(ctx)
+			matches, err := o.tagsTitled(ctx, in.Title, "")
 			if err != nil {
 				return Tag{}, err
 			}
-			if matches := tagMatches(tags, in.Title, ""); len(matches) > 0 {
+			if len(matches) > 0 {
 				return Tag{}, tagExists(matches)
 			}
 			id := joplin.NewID()
@@ -176,11 +215,11 @@ func (o *Ops) updateTag() registry.Operation {
 			if _, err := o.loadTag(ctx, in.ID); err != nil {
 				return Tag{}, err
 			}
-			tags, err := o.allTags(ctx)
+			matches, err := o.tagsTitled(ctx, in.Title, in.ID)
 			if err != nil {
 				return Tag{}, err
 			}
-			if matches := tagMatches(tags, in.Title, in.ID); len(matches) > 0 {
+			if len(matches) > 0 {
 				return Tag{}, tagExists(matches)
 			}
 			var updated Tag
@@ -266,20 +305,24 @@ func (o *Ops) tagNote() registry.Operation {
 	}, "note_id", "tag_id", "already_tagged")
 	return op("tag_note", "Tag note", "Add a tag to a note; a no-op when the note has it.",
 		registry.EffectUpdate, noteTagSchema(), out,
-		registry.Func(func(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
-			has, err := o.noteHasTag(ctx, in)
-			if err != nil {
-				return tagNoteOut{}, err
-			}
-			res := tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: has}
-			if has {
-				return res, nil
-			}
-			if err := o.c.Write(ctx, "POST", "/tags/"+in.TagID+"/notes", nil, map[string]any{"id": in.NoteID}, nil); err != nil {
-				return tagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
-			}
-			return res, nil
-		}))
+		registry.Func(o.doTagNote))
+}
+
+// doTagNote costs two Joplin requests: the note must exist (Joplin would
+// tag a missing one), and the write, which Joplin answers with 404 for a
+// missing tag and with an empty answer when the note already has the tag
+// (Tag.addNote checks hasNote first).
+func (o *Ops) doTagNote(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
+	if _, err := o.loadNote(ctx, in.NoteID, "id"); err != nil {
+		return tagNoteOut{}, err
+	}
+	var answer []byte
+	if err := o.c.Write(ctx, "POST", "/tags/"+in.TagID+"/notes", nil, map[string]any{"id": in.NoteID}, &answer); err != nil {
+		return tagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
+	}
+	answer = bytes.TrimSpace(answer)
+	already := len(answer) == 0 || string(answer) == "null"
+	return tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: already}, nil
 }
 
 type untagNoteOut struct {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +85,7 @@ func listNotes(t *testing.T, env Env) {
 	wantErr(t, env, "list_notes", map[string]any{"notebook_id": nb, "tag_id": tg.ID}, domainerr.InvalidArgument)
 	wantErr(t, env, "list_notes", map[string]any{"notebook_id": joplin.NewID()}, domainerr.NotFound)
 	wantErr(t, env, "list_notes", map[string]any{"tag_id": joplin.NewID()}, domainerr.NotFound)
+	wantErr(t, env, "list_notes", map[string]any{"tag_id": joplin.NewID(), "include_trashed": true}, domainerr.NotFound)
 	wantErr(t, env, "list_notes", map[string]any{"resource_id": joplin.NewID()}, domainerr.NotFound)
 }
 
@@ -124,22 +126,42 @@ func updateNote(t *testing.T, env Env) {
 	nb := Folder(t, env, unique(t, "Edit"), "")
 	other := Folder(t, env, unique(t, "Edit target"), "")
 	n := createNote(t, env, nb, "draft", "v1")
-	var got note
+	var got struct {
+		ID          string   `json:"id"`
+		UpdatedTime int64    `json:"updated_time"`
+		Changed     []string `json:"changed"`
+		Note        *note    `json:"note"`
+	}
+	// The result says what changed, without echoing the body back.
 	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "title": "final", "body": "v2"}, &got)
-	if got.Title != "final" || got.Body == nil || *got.Body != "v2" || got.NotebookID != nb {
+	if got.ID != n.ID || got.UpdatedTime == 0 || strings.Join(got.Changed, ",") != "title,body" || got.Note != nil {
 		t.Fatalf("update: %+v", got)
 	}
-	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "notebook_id": other}, &got)
-	if got.NotebookID != other || got.Title != "final" {
-		t.Fatalf("move: %+v", got)
+	var read note
+	mustCall(t, env, "get_note", map[string]any{"id": n.ID}, &read)
+	if read.Title != "final" || read.Body == nil || *read.Body != "v2" || read.NotebookID != nb {
+		t.Fatalf("after update: %+v", read)
+	}
+	// Unchanged values are not written and not reported.
+	got.Changed = nil
+	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "title": "final", "body": "v3"}, &got)
+	if strings.Join(got.Changed, ",") != "body" {
+		t.Fatalf("partly unchanged update: %+v", got)
+	}
+	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "notebook_id": other, "return_note": true}, &got)
+	if strings.Join(got.Changed, ",") != "notebook_id" || got.Note == nil || got.Note.NotebookID != other ||
+		got.Note.Title != "final" || got.Note.Body == nil || *got.Note.Body != "v3" {
+		t.Fatalf("move with return_note: %+v", got)
 	}
 	var todo struct {
-		IsTodo  bool  `json:"is_todo"`
-		TodoDue int64 `json:"todo_due"`
+		Note struct {
+			IsTodo  bool  `json:"is_todo"`
+			TodoDue int64 `json:"todo_due"`
+		} `json:"note"`
 	}
 	due := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC).UnixMilli()
-	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "is_todo": true, "todo_due": due}, &todo)
-	if !todo.IsTodo || todo.TodoDue != due {
+	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "is_todo": true, "todo_due": due, "return_note": true}, &todo)
+	if !todo.Note.IsTodo || todo.Note.TodoDue != due {
 		t.Fatalf("to-do fields: %+v", todo)
 	}
 	wantErr(t, env, "update_note", map[string]any{"id": n.ID}, domainerr.InvalidArgument)
