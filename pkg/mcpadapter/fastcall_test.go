@@ -215,25 +215,7 @@ func FuzzStreamEncoding(f *testing.F) {
 // no response: the next line is the answer to a later ping, and nothing
 // else is written before stdin ends.
 func TestStdioCancelledCallGetsNoResponse(t *testing.T) {
-	started, aborted := make(chan struct{}, 1), make(chan struct{}, 1)
-	reg, err := registry.New(registry.Operation{
-		Name: "wait", Title: "Wait", Description: "Wait.", Toolset: "test", Effect: registry.EffectRead,
-		InputSchema: schema.JSON(schema.Object("", map[string]any{})), OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
-		Exposure: []registry.Transport{registry.MCPStdio},
-		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			aborted <- struct{}{}
-			return nil, ctx.Err()
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := executor.New(reg, executor.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex, started, aborted := waitExecutor(t, registry.MCPStdio)
 	for _, fast := range []bool{true, false} {
 		srv := NewServer(ex, registry.MCPStdio, "cancel")
 		inR, inW := io.Pipe()

@@ -47,6 +47,33 @@ func testExecutor(t testing.TB) *executor.Executor {
 	return ex
 }
 
+// waitExecutor serves one read operation, "wait", exposed on tr: its
+// handler signals started, blocks until its context ends, then signals
+// aborted and returns the context's error.
+func waitExecutor(t testing.TB, tr registry.Transport) (ex *executor.Executor, started, aborted chan struct{}) {
+	t.Helper()
+	started, aborted = make(chan struct{}, 1), make(chan struct{}, 1)
+	reg, err := registry.New(registry.Operation{
+		Name: "wait", Title: "Wait", Description: "Wait.", Toolset: "test", Effect: registry.EffectRead,
+		InputSchema: schema.JSON(schema.Object("", map[string]any{})), OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
+		Exposure: []registry.Transport{tr},
+		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
+			started <- struct{}{}
+			<-ctx.Done()
+			aborted <- struct{}{}
+			return nil, ctx.Err()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err = executor.New(reg, executor.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex, started, aborted
+}
+
 func newTestHTTP(t *testing.T) (*httptest.Server, string) {
 	t.Helper()
 	h := newGuardedHTTP(t, testExecutor(t), HTTPConfig{AllowedOrigins: []string{"https://app.example.com"}, MaxBodyBytes: 4096})

@@ -15,9 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 const otherToken = "fedcba9876543210fedcba9876543210"
@@ -258,25 +256,7 @@ func TestHTTPStreamBounds(t *testing.T) {
 // in the same session aborts the running call, whose POST then ends
 // without a JSON-RPC response; the session keeps working.
 func TestHTTPCancelledRequestGetsNoResponse(t *testing.T) {
-	started, aborted := make(chan struct{}, 1), make(chan struct{}, 1)
-	reg, err := registry.New(registry.Operation{
-		Name: "wait", Title: "Wait", Description: "Wait.", Toolset: "test", Effect: registry.EffectRead,
-		InputSchema: schema.JSON(schema.Object("", map[string]any{})), OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
-		Exposure: []registry.Transport{registry.MCPHTTP},
-		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
-			started <- struct{}{}
-			<-ctx.Done()
-			aborted <- struct{}{}
-			return nil, ctx.Err()
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ex, err := executor.New(reg, executor.DefaultLimits)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ex, started, aborted := waitExecutor(t, registry.MCPHTTP)
 	h := newGuardedHTTP(t, ex, HTTPConfig{})
 	_, _, sid := initSession(t, h.srv.URL, testToken)
 	type answer struct {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 )
 
 // TestPatchNoopApply: the apply of a matching no-op (the preview's revision,
@@ -16,7 +17,7 @@ import (
 func TestPatchNoopApply(t *testing.T) {
 	h := newHarness(t, Config{})
 	concept := "---\ntype: Metric\nstatus: stable\nverified:\n  - { by: process:nightly, at: 2026-07-01T09:00:00Z }\n---\n\nBody.\n"
-	dir := writeBundle(t, map[string]string{
+	dir := okftest.Write(t, map[string]string{
 		"index.md":        "---\nokf_version: \"0.2\"\n---\n# Index\n",
 		"metrics/rate.md": concept,
 	})

@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 )
 
 // temporalOutcomeBundle is a small date-profile bundle with dates in every
 // profile field family, in three files (root index.md published last).
 func temporalOutcomeBundle(t *testing.T) string {
-	return writeBundle(t, map[string]string{
+	return okftest.Write(t, map[string]string{
 		"index.md":     "---\nokf_version: \"0.2\"\n---\n# Index\n",
 		"metrics/a.md": "---\ntype: Metric\nstale_after: 2026-12-31\nusage_window:\n  from: 2026-01-01\n  to: 2026-06-30\n---\n\nA.\n",
 		"tables/b.md":  "---\ntype: Table\nsources:\n  - { id: s, resource: https://example.com/s, last_modified: 2026-05-01 }\n---\n\nB.\n",

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 )
 
 func temporalArgs(dir string, ms ...map[string]any) map[string]any {
@@ -368,21 +369,11 @@ const styledWant = "---\n" +
 
 func styledBundle(t *testing.T, extra map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
 	files := map[string]string{"index.md": "---\nokf_version: \"0.2\"\n---\n# Index\n", "metrics/styled.md": styledConcept}
 	for k, v := range extra {
 		files[k] = v
 	}
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return okftest.Write(t, files)
 }
 
 func TestTemporalStyledScalars(t *testing.T) {

@@ -2,29 +2,12 @@ package okfops
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/okf/doc"
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 )
-
-// writeBundle creates a bundle from rel → content in a fresh directory.
-func writeBundle(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 const claimedConcept = "---\ntype: Metric\ntitle: Claimed\nverified: { by: human:alice@example.com, at: 2026-07-01T09:00:00Z }\n---\n\nSee [plain](plain.md).\n"
 
@@ -44,7 +27,7 @@ func hasDiagnostic(v any, code string) bool {
 // projection reports the tier as a claim, never "human-reviewed".
 func TestNoSelfAwardedReview(t *testing.T) {
 	h := newHarness(t, Config{})
-	dir := writeBundle(t, map[string]string{
+	dir := okftest.Write(t, map[string]string{
 		"index.md":           "---\nokf_version: \"0.2\"\n---\n# Index\n",
 		"metrics/plain.md":   "---\ntype: Metric\ntitle: Plain\n---\n\nSee [claimed](claimed.md).\n",
 		"metrics/process.md": "---\ntype: Metric\nverified: { by: process:nightly, at: 2026-07-01T09:00:00Z }\n---\n\nChecked by a job.\n",

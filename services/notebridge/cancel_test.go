@@ -34,6 +34,20 @@ func holdJoplin(next http.Handler, hold func(*http.Request) bool) (h http.Handle
 	}), arrived, aborted
 }
 
+// inboxFolder creates a notebook "Inbox" in the Joplin at baseURL and
+// returns its id.
+func inboxFolder(t *testing.T, baseURL, token string) string {
+	t.Helper()
+	resp, err := http.Post(baseURL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var folder struct{ ID string }
+	json.NewDecoder(resp.Body).Decode(&folder)
+	return folder.ID
+}
+
 // within fails the test when ch yields nothing in a generous bound (a
 // hang guard, not a timing assumption).
 func within(t *testing.T, ch <-chan string, what string) string {
@@ -63,18 +77,10 @@ func TestStdioCancellationSendsNoResponse(t *testing.T) {
 	})
 	joplin := httptest.NewServer(h)
 	defer joplin.Close()
-	resp, err := http.Post(joplin.URL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var folder struct{ ID string }
-	json.NewDecoder(resp.Body).Decode(&folder)
-	resp.Body.Close()
+	folderID := inboxFolder(t, joplin.URL, token)
 
 	state := t.TempDir()
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokenFile, []byte(token), 0o600)
-	cmd := exec.Command(binPath, "mcp", "stdio", "--state-dir", state, "--joplin-url", joplin.URL, "--joplin-token-file", tokenFile)
+	cmd := exec.Command(binPath, "mcp", "stdio", "--state-dir", state, "--joplin-url", joplin.URL, "--joplin-token-file", tokenFileB(t, token))
 	stdin, _ := cmd.StdinPipe()
 	stdoutPipe, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -96,7 +102,7 @@ func TestStdioCancellationSendsNoResponse(t *testing.T) {
 
 	calls := []struct{ id, call, held string }{
 		{"2", `{"name":"get_note","arguments":{"id":"0123456789abcdef0123456789abcdef"}}`, "GET /notes/0123456789abcdef0123456789abcdef"},
-		{"4", `{"name":"create_note","arguments":{"notebook_id":"` + folder.ID + `","title":"Secret Title","body":"secret body"}}`, "POST /notes"},
+		{"4", `{"name":"create_note","arguments":{"notebook_id":"` + folderID + `","title":"Secret Title","body":"secret body"}}`, "POST /notes"},
 	}
 	for i, c := range calls {
 		send(`{"jsonrpc":"2.0","id":` + c.id + `,"method":"tools/call","params":` + c.call + `}`)
@@ -136,13 +142,7 @@ func TestHTTPCancellationSendsNoResponse(t *testing.T) {
 	})
 	joplin := httptest.NewServer(h)
 	defer joplin.Close()
-	resp, err := http.Post(joplin.URL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var folder struct{ ID string }
-	json.NewDecoder(resp.Body).Decode(&folder)
-	resp.Body.Close()
+	folderID := inboxFolder(t, joplin.URL, token)
 	state := t.TempDir()
 	addrs, exited, stderr := startServeB(t, "--joplin-url", joplin.URL, "--joplin-token-file", tokenFileB(t, token),
 		"--mcp-token-file", tokenFileB(t, mcpToken), "--state-dir", state)
@@ -182,7 +182,7 @@ func TestHTTPCancellationSendsNoResponse(t *testing.T) {
 	}
 	answered := make(chan answer, 1)
 	go func() {
-		code, body := do(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_note","arguments":{"notebook_id":"` + folder.ID + `","title":"Secret Title","body":"secret body"}}}`)
+		code, body := do(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"create_note","arguments":{"notebook_id":"` + folderID + `","title":"Secret Title","body":"secret body"}}}`)
 		answered <- answer{code, body}
 	}()
 	within(t, arrived, "create at Joplin")

@@ -24,20 +24,12 @@ func TestUncertainWriteReachesTheOperatorJournal(t *testing.T) {
 		return r.Method == http.MethodPost && r.URL.Path == "/notes"
 	}))
 	defer proxy.Close()
-	resp, err := http.Post(proxy.URL+"/folders?token="+token, "application/json", strings.NewReader(`{"title":"Inbox"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var folder struct{ ID string }
-	json.NewDecoder(resp.Body).Decode(&folder)
-	resp.Body.Close()
+	folderID := inboxFolder(t, proxy.URL, token)
 
 	state := t.TempDir()
-	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokenFile, []byte(token), 0o600)
-	cmd := exec.Command(binPath, "mcp", "stdio", "--state-dir", state, "--joplin-url", proxy.URL, "--joplin-token-file", tokenFile)
+	cmd := exec.Command(binPath, "mcp", "stdio", "--state-dir", state, "--joplin-url", proxy.URL, "--joplin-token-file", tokenFileB(t, token))
 	cmd.Stdin = strings.NewReader(initialize(1, "2025-06-18") + "\n" +
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"notebook_id":"` + folder.ID + `","title":"Secret Title","body":"secret body"}}}` + "\n")
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"notebook_id":"` + folderID + `","title":"Secret Title","body":"secret body"}}}` + "\n")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)

@@ -167,6 +167,24 @@ func Copy(tb testing.TB, fsys fs.FS, name string) string {
 	return dst
 }
 
+// Write writes files (slash path from the bundle root → content) into a
+// fresh temporary directory and returns its path: a small bundle built in
+// the test itself.
+func Write(tb testing.TB, files map[string]string) string {
+	tb.Helper()
+	dir := tb.TempDir()
+	for rel, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
 // File is one Markdown file of a fixture tree.
 type File struct {
 	Rel  string // slash path from the tree's root, e.g. v0.1/x/tables/t.md

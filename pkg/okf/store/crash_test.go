@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/okftest"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
@@ -82,24 +83,35 @@ func runChild(mode string) int {
 
 // demoBundle writes a small bundle and returns its directory.
 func demoBundle(t testing.TB) string {
-	dir := t.TempDir()
-	files := map[string]string{
+	return okftest.Write(t, map[string]string{
 		"index.md":            "# Subdirectories\n\n* [tables](tables/index.md) - Tables.\n",
 		"tables/index.md":     "# Tables\n\n* [orders](orders.md) - Orders.\n",
 		"tables/orders.md":    "---\ntype: BigQuery Table\ntitle: Orders\n---\n\n# Schema\n",
 		"tables/customers.md": "---\ntype: BigQuery Table\ntitle: Customers\n---\n",
 		"attesters/check.py":  "print('inert')\n",
+	})
+}
+
+// openRoot opens dir as a bundle root that closes when the test ends.
+func openRoot(t testing.TB, dir string) *safefs.Root {
+	t.Helper()
+	root, err := safefs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for rel, content := range files {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+	t.Cleanup(func() { root.Close() })
+	return root
+}
+
+// failAt is a store hook that fails the step named with err and lets every
+// other step pass.
+func failAt(step string, err error) func(string) error {
+	return func(s string) error {
+		if s == step {
+			return err
 		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		return nil
 	}
-	return dir
 }
 
 // demoRequest changes a concept, creates one in a new directory, deletes
@@ -204,11 +216,7 @@ func TestCrashMatrix(t *testing.T) {
 				}
 			}
 
-			root, err := safefs.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer root.Close()
+			root := openRoot(t, dir)
 			st := New(root, Options{})
 			if err := st.Recover(context.Background()); err != nil {
 				t.Fatalf("recover: %v", err)
@@ -276,11 +284,7 @@ func TestRecoveryFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := tree(t, dir)
-	root, err := safefs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	st := New(root, Options{})
 	err = st.Recover(context.Background())
 	if de, ok := domainerr.As(err); !ok || de.Code != domainerr.BundleCorrupt {
@@ -302,8 +306,7 @@ func TestMalformedJournalFailsClosed(t *testing.T) {
 	dir := demoBundle(t)
 	os.MkdirAll(filepath.Join(dir, Dir), 0o755)
 	os.WriteFile(filepath.Join(dir, journalPath), []byte("{not json"), 0o600)
-	root, _ := safefs.Open(dir)
-	defer root.Close()
+	root := openRoot(t, dir)
 	err := New(root, Options{}).Recover(context.Background())
 	if de, ok := domainerr.As(err); !ok || de.Code != domainerr.BundleCorrupt {
 		t.Fatalf("recover = %v, want BUNDLE_CORRUPT", err)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
 // TestOutcomeAroundThePointOfNoReturn: a failure before the journal is
@@ -30,18 +29,9 @@ func TestOutcomeAroundThePointOfNoReturn(t *testing.T) {
 			dir := demoBundle(t)
 			base := tree(t, dir)
 			result := expectedResult(base)
-			root, err := safefs.Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer root.Close()
-			failing := New(root, Options{Hook: func(s string) error {
-				if s == c.step {
-					return boom
-				}
-				return nil
-			}})
-			_, err = failing.Commit(context.Background(), demoRequest())
+			root := openRoot(t, dir)
+			failing := New(root, Options{Hook: failAt(c.step, boom)})
+			_, err := failing.Commit(context.Background(), demoRequest())
 			switch c.wantCode {
 			case "success":
 				if err != nil {
@@ -83,8 +73,7 @@ func TestOutcomeAroundThePointOfNoReturn(t *testing.T) {
 // writes nothing, not even .okf/receipts.
 func TestCASAndNoop(t *testing.T) {
 	dir := demoBundle(t)
-	root, _ := safefs.Open(dir)
-	defer root.Close()
+	root := openRoot(t, dir)
 	st := New(root, Options{})
 	req := demoRequest()
 	req.ExpectedRevision = "sha256:" + "00"

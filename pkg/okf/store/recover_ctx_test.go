@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
 // TestRecoverHonoursContext: Recover stops when its caller's context ends,
@@ -18,20 +17,11 @@ func TestRecoverHonoursContext(t *testing.T) {
 	dir := demoBundle(t)
 	base := tree(t, dir)
 	result := expectedResult(base)
-	root, err := safefs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 
 	// A commit that fails after its point of no return leaves a journal
 	// with the first file published.
-	failing := New(root, Options{Hook: func(step string) error {
-		if step == "apply:1" {
-			return errors.New("disk on fire")
-		}
-		return nil
-	}})
+	failing := New(root, Options{Hook: failAt("apply:1", errors.New("disk on fire"))})
 	if _, err := failing.Commit(context.Background(), demoRequest()); err == nil {
 		t.Fatal("the injected failure did not fail the commit")
 	}
@@ -96,17 +86,8 @@ func TestRecoverHonoursContext(t *testing.T) {
 // CANCELLED and writes nothing of its own request.
 func TestCommitRecoveryHonoursContext(t *testing.T) {
 	dir := demoBundle(t)
-	root, err := safefs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	failing := New(root, Options{Hook: func(step string) error {
-		if step == "apply:0" {
-			return errors.New("disk on fire")
-		}
-		return nil
-	}})
+	root := openRoot(t, dir)
+	failing := New(root, Options{Hook: failAt("apply:0", errors.New("disk on fire"))})
 	if _, err := failing.Commit(context.Background(), demoRequest()); err == nil {
 		t.Fatal("the injected failure did not fail the commit")
 	}
@@ -120,7 +101,7 @@ func TestCommitRecoveryHonoursContext(t *testing.T) {
 	}})
 	other := demoRequest()
 	other.Key, other.ChangeID = "cd"+other.Key[2:], "sha256:other"
-	_, err = st.Commit(ctx, other)
+	_, err := st.Commit(ctx, other)
 	if de, ok := domainerr.As(err); !ok || de.Code != domainerr.Cancelled {
 		t.Fatalf("commit = %v, want CANCELLED", err)
 	}

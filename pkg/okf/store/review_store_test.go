@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
 // TestReviewJournalCannotTargetHiddenPaths: a .okf/journal shipped inside
@@ -37,12 +36,8 @@ func TestReviewJournalCannotTargetHiddenPaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, journalPath), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	root, err := safefs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	err = New(root, Options{}).Recover(context.Background())
+	root := openRoot(t, dir)
+	err := New(root, Options{}).Recover(context.Background())
 	if _, serr := os.Stat(filepath.Join(dir, ".git/hooks/pre-commit")); serr == nil {
 		t.Fatal("recovery published a bundle-supplied payload to .git/hooks/pre-commit")
 	}
@@ -57,11 +52,7 @@ func TestReviewJournalCannotTargetHiddenPaths(t *testing.T) {
 // success on the strength of the old receipt.
 func TestReviewStaleReceiptIsNotSuccess(t *testing.T) {
 	dir := demoBundle(t)
-	root, err := safefs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
+	root := openRoot(t, dir)
 	key := strings.Repeat("12", 32)
 	a := Request{Kind: "test", Key: key, ChangeID: "a", Actor: "okf-mcp",
 		Files: []FileChange{{Path: "tables/orders.md", Content: []byte("A\n")}}}
@@ -75,12 +66,7 @@ func TestReviewStaleReceiptIsNotSuccess(t *testing.T) {
 	}
 	again := a
 	again.Replayable = func(Receipt) (bool, error) { return false, nil }
-	failing := New(root, Options{Hook: func(s string) error {
-		if s == StepApplied {
-			return errors.New("disk on fire")
-		}
-		return nil
-	}})
+	failing := New(root, Options{Hook: failAt(StepApplied, errors.New("disk on fire"))})
 	out, err := failing.Commit(context.Background(), again)
 	if err == nil {
 		t.Fatalf("a commit without its own durable receipt was reported as success: %+v", out)
@@ -96,17 +82,8 @@ func TestReviewStaleReceiptIsNotSuccess(t *testing.T) {
 // the next commit must go ahead.
 func TestReviewCompletedJournalDoesNotWedge(t *testing.T) {
 	dir := demoBundle(t)
-	root, err := safefs.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	crashy := New(root, Options{Hook: func(s string) error {
-		if s == StepReceipted {
-			return errors.New("killed")
-		}
-		return nil
-	}})
+	root := openRoot(t, dir)
+	crashy := New(root, Options{Hook: failAt(StepReceipted, errors.New("killed"))})
 	if _, err := crashy.Commit(context.Background(), demoRequest()); err != nil {
 		t.Fatalf("a failure after the receipt is success: %v", err)
 	}
