@@ -22,7 +22,9 @@ RUN --mount=type=secret,id=build_ca,target=/run/secrets/build_ca \
  && rm -f /tmp/ca.pem
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
+# The compiler cache survives between builds (BuildKit cache, not a layer).
+RUN --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
       -o /out/notebridge ./services/notebridge \
  && mkdir -p /out/state
 
