@@ -47,9 +47,9 @@ die() { log "error: $*"; exit 1; }
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
-# shellcheck source=../lib/debian-rootfs.sh
+# shellcheck source=deploy/lib/debian-rootfs.sh
 . "$HERE/../lib/debian-rootfs.sh"
-# shellcheck source=../lib/workdir.sh
+# shellcheck source=deploy/lib/workdir.sh
 . "$HERE/../lib/workdir.sh"
 
 GOLANG_TAG=golang:1.26-bookworm
@@ -220,7 +220,7 @@ go_tree() {
   fi
   command -v go >/dev/null 2>&1 || die "no go to fetch golang.org/toolchain with; install Go"
   log "host Go is not $GO_MINOR: fetching golang.org/toolchain $GO_TOOLCHAIN from the Go proxy"
-  dir="$(cd "$WORK" && GOFLAGS= GOTOOLCHAIN=local go mod download -json \
+  dir="$(cd "$WORK" && GOFLAGS='' GOTOOLCHAIN=local go mod download -json \
     "golang.org/toolchain@v0.0.1-$GO_TOOLCHAIN.linux-amd64" | awk -F'"' '$2 == "Dir" { print $4 }')"
   [ -x "$dir/bin/go" ] || die "golang.org/toolchain download failed"
   printf '%s\n' "$dir"
