@@ -1,16 +1,30 @@
 # notebridge: static binary on a distroless image, running as non-root.
 #
-#   docker build --build-arg VERSION=$(git describe --always --dirty) -t notebridge .
+#   docker compose build                      # what `docker compose up` runs
+#   docker buildx build --build-arg VERSION=$(git describe --always --dirty) -t notebridge .
+#
+# Needs BuildKit (RUN --mount). Behind a TLS-intercepting proxy, hand the
+# proxy's CA bundle in as the build secret "build_ca" (compose:
+# NOTEBRIDGE_BUILD_CA=/path/to/bundle.pem; buildx: --secret id=build_ca,src=...).
+# It is used for `go mod download` only and never stored in a layer.
 #
 # The runtime image has no shell: the HEALTHCHECK runs the binary itself.
 
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
-RUN go mod download
+RUN --mount=type=secret,id=build_ca,target=/run/secrets/build_ca \
+    if [ -s /run/secrets/build_ca ]; then \
+      cat /etc/ssl/certs/ca-certificates.crt /run/secrets/build_ca >/tmp/ca.pem \
+      && export SSL_CERT_FILE=/tmp/ca.pem; \
+    fi \
+ && go mod download \
+ && rm -f /tmp/ca.pem
 COPY . .
 ARG VERSION=dev
-RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
+# The compiler cache survives between builds (BuildKit cache, not a layer).
+RUN --mount=type=cache,target=/root/.cache/go-build \
+    CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
       -o /out/notebridge ./services/notebridge \
  && mkdir -p /out/state
 

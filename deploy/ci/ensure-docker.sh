@@ -3,7 +3,7 @@
 # available on a Debian bookworm machine. Idempotent: safe to run repeatedly.
 #
 #   - installs Debian's docker.io if dockerd is missing
-#   - installs debootstrap if missing (used by deploy/joplin/build-offline.sh)
+#   - installs debootstrap if missing (used by deploy/offline/seed-base-images.sh)
 #   - starts dockerd in the background (log: /tmp/dockerd.log) if the
 #     daemon does not answer, then waits up to DOCKER_WAIT_SECONDS (60).
 #

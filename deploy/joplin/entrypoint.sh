@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # joplin-entrypoint.sh: shared entrypoint of the notebridge Joplin images
-# (deploy/joplin/Dockerfile and deploy/joplin/build-offline.sh).
+# (deploy/joplin/Dockerfile).
 #
 # Runs the Joplin CLI Data API server ("joplin server start") and exposes it
 # on all interfaces through socat, because Joplin itself only ever binds

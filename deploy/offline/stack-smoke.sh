@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # stack-smoke.sh: run the real compose stack (Caddy → notebridge → bundled
-# Joplin) and check it end to end over HTTPS, then tear it down.
+# Joplin) with `docker compose up -d --wait` and check it end to end over
+# HTTPS, then tear it down.
 #
-#   deploy/offline/build-images.sh >/dev/null    # seed the images (no registry)
-#   deploy/offline/stack-smoke.sh
+#   bash deploy/offline/seed-base-images.sh   # only without a registry
+#   docker compose build                      # the real Dockerfiles
+#   bash deploy/offline/stack-smoke.sh
 #
 # Uses its own compose project (default nbsmoke) and host ports (default
 # 18443 / 18080), so it does not touch a stack started by `docker compose up`.
@@ -17,6 +19,9 @@
 #   3. GET /healthz and /readyz                        -> 404 (never published)
 #   4. GET and POST /mcp                               -> 404 (MCP off by default)
 #   5. create_notebook, then list_notebooks shows it   -> 200, 200
+#   6. volume ownership: bridge-state 1000:1000, tokens 0600 1000:1000
+#   7. the bridge's environment: NOTEBRIDGE_DOMAIN from .env, no origin
+#      unless NOTEBRIDGE_ORIGIN is set
 #
 # Exit status: 0 when every check passed; 1 when a check failed (each is named
 # on stderr); 2 when the stack could not be started.
@@ -25,7 +30,7 @@
 #   SMOKE_PROJECT        compose project name (default nbsmoke)
 #   SMOKE_HTTPS_PORT     host port for Caddy's 443 (default 18443)
 #   SMOKE_HTTP_PORT      host port for Caddy's 80  (default 18080)
-#   SMOKE_HEALTH_TIMEOUT seconds to wait for the bridge to be healthy (default 180)
+#   SMOKE_HEALTH_TIMEOUT seconds `up --wait` may take (default 180)
 set -euo pipefail
 
 log() { printf 'stack-smoke: %s\n' "$*" >&2; }
@@ -54,10 +59,12 @@ export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
 
 dc() { docker compose -p "$PROJECT" "$@"; }
 
-for img in notebridge/bridge:local caddy:2 notebridge/joplin:3.5.1; do
-  docker image inspect "$img" >/dev/null 2>&1 ||
-    die "image $img missing: run deploy/offline/build-images.sh first"
+# up builds missing images itself, but not within a health timeout.
+for img in notebridge/bridge:local notebridge/joplin:3.5.1; do
+  docker image inspect "$img" >/dev/null 2>&1 || die "image $img missing: run docker compose build first"
 done
+docker image inspect caddy:2 >/dev/null 2>&1 ||
+  die "image caddy:2 missing: docker compose pull caddy (or deploy/offline/seed-base-images.sh)"
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 TMP="$(umask 077 && mktemp -d "${TMPDIR:-/tmp}/nbsmoke.XXXXXX")"
@@ -113,11 +120,11 @@ done
 # ---- start ------------------------------------------------------------------
 T0=$(date +%s)
 STARTED=1
-log "docker compose -p $PROJECT up -d --no-build --pull never (https :$HTTPS_PORT, http :$HTTP_PORT)"
-# up -d itself waits for joplin and the bridge to be healthy (caddy depends
-# on the bridge's health), hence the same time limit. In the background and
-# waited for, so INT/TERM stop it at once (teardown).
-timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" up -d --no-build --pull never >"$TMP/up.log" 2>&1 &
+log "docker compose -p $PROJECT up -d --wait (https :$HTTPS_PORT, http :$HTTP_PORT)"
+# --wait returns once every service is healthy (or, for the one-shot
+# secrets service, done). In the background and waited for, so INT/TERM stop
+# it at once (teardown).
+timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" up -d --wait >"$TMP/up.log" 2>&1 &
 UP_PID=$!
 up_rc=0
 wait "$UP_PID" || up_rc=$?
@@ -257,6 +264,14 @@ if [ "$(printf '%s\n' "$st" | awk '{print $1, $2}' | sort -u)" = "1000:1000 600"
   pass "6b secrets: three tokens, 0600, 1000:1000"
 else
   fail "6b-secrets-perms" "($(printf '%s' "$st" | tr '\n' ';'))"
+fi
+# Item 4 of issue #12: the origin follows the domain unless set.
+env_of_bridge="$(docker inspect -f '{{range .Config.Env}}{{println .}}{{end}}' "$(dc ps -q bridge | head -n1)" 2>/dev/null || true)"
+if printf '%s\n' "$env_of_bridge" | grep -qx 'NOTEBRIDGE_DOMAIN=localhost' &&
+   ! printf '%s\n' "$env_of_bridge" | grep -q '^NOTEBRIDGE_ORIGIN=.'; then
+  pass "7 bridge environment: NOTEBRIDGE_DOMAIN=localhost, no NOTEBRIDGE_ORIGIN"
+else
+  fail "7-bridge-env" "($(printf '%s' "$env_of_bridge" | grep -E '^NOTEBRIDGE_(DOMAIN|ORIGIN)=' | tr '\n' ' '))"
 fi
 T_CHECKS=$(( $(date +%s) - T1 ))
 

@@ -19,9 +19,10 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 )
 
-// ImageEnv names the variable holding a prebuilt Joplin image tag (see
-// deploy/joplin/build-offline.sh). Without it the image is built from
-// deploy/joplin/Dockerfile, which needs a container registry.
+// ImageEnv names the variable holding a prebuilt Joplin image tag (CI uses
+// the one `docker compose build` makes). Without it the image is built from
+// deploy/joplin/Dockerfile, which needs node:20-bookworm-slim (a registry,
+// or deploy/offline/seed-base-images.sh).
 const ImageEnv = "NOTEBRIDGE_JOPLIN_IMAGE"
 
 // Token is the API token the test container is configured with.
