@@ -48,7 +48,7 @@ wait_for() {
 go build -o "$work/notebridge" ./services/notebridge
 go build -o "$work/joplinfake" ./pkg/joplin/joplinfake/cmd/joplinfake
 
-head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/joplin-token"
+(umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/joplin-token")
 "$work/joplinfake" -token-file "$work/joplin-token" > "$work/fake.out" 2>&1 &
 pids+=($!)
 joplin_url=$(wait_for "$work/fake.out" '^http://127\.0\.0\.1:[0-9]+' "${pids[-1]}")
