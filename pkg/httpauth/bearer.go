@@ -1,6 +1,7 @@
 // Package httpauth authenticates HTTP callers with a bearer token read from
-// a file. The file is re-read on every request, so rotation takes effect
-// at once; every malformed header fails closed;
+// a file. The file is looked at on every request (stat-keyed: re-read when
+// it changed, always within two seconds of a change), so rotation takes
+// effect at once; every malformed header fails closed;
 // tokens are compared in constant time through their SHA-256 digests; and a
 // token file that collides with another credential (same file or same
 // token) refuses every request until the collision is fixed.
@@ -22,8 +23,9 @@ import (
 // 401 without saying which check failed.
 var ErrUnauthorized = errors.New("unauthorized")
 
-// TokenFile is a bearer token held in a file. The file is read on every
-// check, so a rotated token takes effect on the very next request.
+// TokenFile is a bearer token held in a file. Every check stats the file
+// (and its peers) and re-reads what changed, so a rotated token takes effect
+// on the very next request.
 type TokenFile struct {
 	path string
 	// name, peers and log are set by DistinctFrom.
@@ -31,6 +33,7 @@ type TokenFile struct {
 	peers      []Credential
 	log        *slog.Logger
 	conflicted atomic.Bool
+	memo       atomic.Pointer[checkMemo]
 }
 
 // NewTokenFile checks that path is a regular file that group and others
@@ -97,7 +100,7 @@ func (t *TokenFile) digest() ([sha256.Size]byte, error) {
 	if CheckPrivateFile(t.path) != nil {
 		return [sha256.Size]byte{}, ErrUnauthorized
 	}
-	b, err := os.ReadFile(t.path)
+	b, err := readFile(t.path)
 	if err != nil {
 		return [sha256.Size]byte{}, ErrUnauthorized
 	}
@@ -109,15 +112,31 @@ func (t *TokenFile) digest() ([sha256.Size]byte, error) {
 	return sha256.Sum256([]byte(tok)), nil
 }
 
+// currentDigest returns the digest of the file's token after the peer
+// checks. While neither the file nor a peer has changed since the last full
+// check (same stat, and not changed within the racy window), that check's
+// outcome is reused instead of re-reading every file.
+func (t *TokenFile) currentDigest() ([sha256.Size]byte, error) {
+	keys, trusted := t.currentKeys()
+	if m := t.memo.Load(); trusted && m != nil && sameKeys(m.keys, keys) {
+		return m.digest, m.err
+	}
+	want, err := t.digest()
+	if err == nil {
+		err = t.checkPeers(&want)
+	}
+	if trusted {
+		t.memo.Store(&checkMemo{keys: keys, digest: want, err: err})
+	}
+	return want, err
+}
+
 // Check authenticates the request's Authorization headers. It returns
 // ErrCredentialConflict, whatever the headers, while the file collides with
 // a peer (see DistinctFrom), and ErrUnauthorized for every other refusal.
 func (t *TokenFile) Check(h http.Header) error {
-	want, err := t.digest()
+	want, err := t.currentDigest()
 	if err != nil {
-		return err
-	}
-	if err := t.checkPeers(&want); err != nil {
 		return err
 	}
 	presented, err := ParseBearer(h)

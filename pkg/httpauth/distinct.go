@@ -76,7 +76,7 @@ func sameFile(a, b string) bool {
 // fileDigest returns the SHA-256 of the trimmed token in path, or nil when
 // the file cannot be read or holds no token.
 func fileDigest(path string) *[sha256.Size]byte {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	if err != nil {
 		return nil
 	}
