@@ -118,7 +118,7 @@ func (t *TokenFile) digest() ([sha256.Size]byte, error) {
 // outcome is reused instead of re-reading every file.
 func (t *TokenFile) currentDigest() ([sha256.Size]byte, error) {
 	keys, trusted := t.currentKeys()
-	if m := t.memo.Load(); trusted && m != nil && sameKeys(m.keys, keys) {
+	if m := t.memoFor(keys); trusted && m != nil {
 		return m.digest, m.err
 	}
 	want, err := t.digest()

@@ -3,12 +3,14 @@ package httpauth
 import (
 	"crypto/sha256"
 	"os"
-	"syscall"
+	"slices"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/statkey"
 )
 
 // racyWindow: a file changed this recently is never trusted from the memo,
-// since a rewrite within one timestamp tick would leave its stat unchanged.
+// since a rewrite within one timestamp tick could leave its stat unchanged.
 const racyWindow = 2 * time.Second
 
 // now and readFile are replaced by tests.
@@ -17,65 +19,39 @@ var (
 	readFile = os.ReadFile
 )
 
-// statKey identifies one version of a file: any rewrite, rename over it,
-// chmod or relink changes at least one field.
-type statKey struct {
-	dev, ino, size, mode uint64
-	mtimeNs, ctimeNs     int64
-	missing              bool
-}
-
-func keyOf(fi os.FileInfo, err error) statKey {
-	if err != nil {
-		return statKey{missing: true}
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return statKey{missing: true}
-	}
-	return statKey{
-		dev: st.Dev, ino: st.Ino, size: uint64(st.Size), mode: uint64(st.Mode),
-		mtimeNs: st.Mtim.Nano(), ctimeNs: st.Ctim.Nano(),
-	}
-}
-
 // checkMemo is the outcome of the last full check of a token file and its
 // peers, valid while every file still has the stat it had then.
 type checkMemo struct {
-	keys   []statKey
+	keys   []statkey.Key
 	digest [sha256.Size]byte
 	err    error
 }
 
 // currentKeys stats the token file (without following links: it must be a
-// regular file) and every peer (following links, as reading them does). It
-// reports false when a file changed within the racy window, or a memo
-// could not be trusted for another reason.
-func (t *TokenFile) currentKeys() ([]statKey, bool) {
-	keys := make([]statKey, 0, 1+len(t.peers))
-	keys = append(keys, keyOf(os.Lstat(t.path)))
+// regular file) and every peer (following links, as reading them does; a
+// missing peer has the zero key). It reports false when the token file is
+// missing or any file changed within the racy window.
+func (t *TokenFile) currentKeys() ([]statkey.Key, bool) {
+	keys := make([]statkey.Key, 0, 1+len(t.peers))
+	keys = append(keys, statkey.OfInfo(os.Lstat(t.path)))
 	for _, p := range t.peers {
 		if p.Path != "" {
-			keys = append(keys, keyOf(os.Stat(p.Path)))
+			keys = append(keys, statkey.OfInfo(os.Stat(p.Path)))
 		}
 	}
-	cutoff := now().Add(-racyWindow).UnixNano()
+	at := now()
 	for _, k := range keys {
-		if !k.missing && (k.ctimeNs > cutoff || k.mtimeNs > cutoff) {
+		if k != (statkey.Key{}) && k.Racy(at, racyWindow) {
 			return keys, false
 		}
 	}
-	return keys, !keys[0].missing
+	return keys, keys[0] != statkey.Key{}
 }
 
-func sameKeys(a, b []statKey) bool {
-	if len(a) != len(b) {
-		return false
+// memoFor returns the memo when it was made for exactly these keys.
+func (t *TokenFile) memoFor(keys []statkey.Key) *checkMemo {
+	if m := t.memo.Load(); m != nil && slices.Equal(m.keys, keys) {
+		return m
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	return nil
 }

@@ -2,6 +2,7 @@ package okfops
 
 import (
 	"bytes"
+	"github.com/notebridge/notebridge/pkg/statkey"
 	"os"
 	"path/filepath"
 	"sync"
@@ -196,7 +197,7 @@ func TestWriteDoesNotTrustAStaleDigest(t *testing.T) {
 	if err := unix.Stat(filepath.Join(dir, rel), &st); err != nil {
 		t.Fatal(err)
 	}
-	b.Put(rel, fcache.KeyOf(&st), fcache.Digest, "0000000000000000000000000000000000000000000000000000000000000000", b.Now())
+	b.Put(rel, statkey.Of(&st), fcache.Digest, "0000000000000000000000000000000000000000000000000000000000000000", b.Now())
 	before, _ := os.ReadFile(filepath.Join(dir, rel))
 	_, derr := h.call(t, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings",
 		"content": "---\ntype: Metric\ntitle: New\nstale_after: 2027-01-01T00:00:00Z\n---\n"})

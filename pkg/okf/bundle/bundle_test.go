@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/statkey"
 	"os"
 	"path/filepath"
 	"strings"
@@ -308,7 +308,7 @@ func TestBundleReadsAreSymlinkSafe(t *testing.T) {
 		{Rel: "tables/orders.md", ID: "tables/orders", Size: int64(len(orders))},
 	}
 	for i := range files {
-		files[i].Key = fcache.Key{} // stat keys are the manifest cache's business
+		files[i].Key = statkey.Key{} // stat keys are the manifest cache's business
 	}
 	if fmt.Sprint(files) != fmt.Sprint(want) {
 		t.Errorf("Files = %v, want %v", files, want)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/notebridge/notebridge/pkg/statkey"
 	"sync"
 	"time"
 
@@ -87,23 +88,23 @@ func (b *Bundle) fill(batch []File, misses []int, vals []any, mode ScanMode, slo
 
 // parseKeyed reads and parses one file and returns the stat key of the
 // file as opened and, for a whole-file read, its bytes.
-func (b *Bundle) parseKeyed(f File, mode ScanMode, lim doc.Limits) (Parsed, fcache.Key, []byte) {
+func (b *Bundle) parseKeyed(f File, mode ScanMode, lim doc.Limits) (Parsed, statkey.Key, []byte) {
 	if mode != WholeFile {
 		fh, st, err := b.Root.OpenFile(f.Rel)
 		if err != nil {
-			return Parsed{File: f, Err: PathErr(err)}, fcache.Key{}, nil
+			return Parsed{File: f, Err: PathErr(err)}, statkey.Key{}, nil
 		}
 		defer fh.Close()
 		if st.Size > b.Limits.MaxFileBytes {
-			return Parsed{File: f, Err: PathErr(&safefs.PathError{Code: safefs.CodeTooLarge, Rel: f.Rel})}, fcache.Key{}, nil
+			return Parsed{File: f, Err: PathErr(&safefs.PathError{Code: safefs.CodeTooLarge, Rel: f.Rel})}, statkey.Key{}, nil
 		}
 		d, err := doc.ParseFrontmatterOnly(fh, lim)
-		return Parsed{File: f, Doc: d, Err: err}, fcache.KeyOf(&st), nil
+		return Parsed{File: f, Doc: d, Err: err}, statkey.Of(&st), nil
 	}
 	raw, st, err := b.Root.ReadFileStat(f.Rel, b.Limits.MaxFileBytes)
 	if err != nil {
-		return Parsed{File: f, Err: PathErr(err)}, fcache.Key{}, nil
+		return Parsed{File: f, Err: PathErr(err)}, statkey.Key{}, nil
 	}
 	d, err := doc.Parse(raw, lim)
-	return Parsed{File: f, Doc: d, Err: err}, fcache.KeyOf(&st), raw
+	return Parsed{File: f, Doc: d, Err: err}, statkey.Of(&st), raw
 }

@@ -2,13 +2,13 @@ package bundle
 
 import (
 	"context"
+	"github.com/notebridge/notebridge/pkg/statkey"
 	"runtime"
 	"sort"
 	"sync"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
@@ -17,7 +17,7 @@ type File struct {
 	Rel  string
 	ID   string // concept id, "" for index.md, log.md and non-Markdown files
 	Size int64
-	Key  fcache.Key // stat of the listing, for the manifest cache
+	Key  statkey.Key // stat of the listing, for the manifest cache
 }
 
 // Files lists the visible files in path order (hidden entries and .okf/
@@ -39,7 +39,7 @@ func (b *Bundle) Files(ctx context.Context) ([]File, error) {
 		if len(out)%1024 == 0 && ctx.Err() != nil {
 			return domainerr.Retryable(domainerr.Cancelled, "the scan was cancelled")
 		}
-		out = append(out, File{Rel: e.Rel, ID: IDOf(e.Rel), Size: e.Stat.Size, Key: fcache.KeyOf(&e.Stat)})
+		out = append(out, File{Rel: e.Rel, ID: IDOf(e.Rel), Size: e.Stat.Size, Key: statkey.Of(&e.Stat)})
 		return nil
 	})
 	if err != nil {

@@ -18,22 +18,9 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
+	"github.com/notebridge/notebridge/pkg/statkey"
 	"golang.org/x/sys/unix"
 )
-
-// Key identifies one version of a file the way git's index does: a write
-// changes at least one field (ctime always moves on a write and cannot be
-// set back by a user).
-type Key struct {
-	Dev, Ino         uint64
-	Size             int64
-	MtimeNs, CtimeNs int64
-}
-
-// KeyOf returns the key of a stat.
-func KeyOf(st *unix.Stat_t) Key {
-	return Key{Dev: uint64(st.Dev), Ino: st.Ino, Size: st.Size, MtimeNs: st.Mtim.Nano(), CtimeNs: st.Ctim.Nano()}
-}
 
 // Slot names one kind of derived value. Each user owns its slot and
 // stores immutable values only: readers share them.
@@ -158,7 +145,7 @@ type Bundle struct {
 }
 
 type entry struct {
-	key  Key
+	key  statkey.Key
 	vals [numSlots]any
 }
 
@@ -172,7 +159,7 @@ func (b *Bundle) Now() time.Time {
 }
 
 // Get returns the value stored in slot for rel when the file still has key.
-func (b *Bundle) Get(rel string, key Key, slot Slot) (any, bool) {
+func (b *Bundle) Get(rel string, key statkey.Key, slot Slot) (any, bool) {
 	if b == nil {
 		return nil, false
 	}
@@ -189,8 +176,8 @@ func (b *Bundle) Get(rel string, key Key, slot Slot) (any, bool) {
 // Put stores v in slot for the file version key, read at or after now.
 // Values of other slots stay only if they were derived from the same key.
 // A file changed within RacyWindow before now is not stored.
-func (b *Bundle) Put(rel string, key Key, slot Slot, v any, now time.Time) {
-	if b == nil || v == nil || b.racy(key, now) {
+func (b *Bundle) Put(rel string, key statkey.Key, slot Slot, v any, now time.Time) {
+	if b == nil || v == nil || key.Racy(now, b.opt.RacyWindow) {
 		return
 	}
 	b.mu.Lock()
@@ -204,12 +191,6 @@ func (b *Bundle) Put(rel string, key Key, slot Slot, v any, now time.Time) {
 		b.files[rel] = e
 	}
 	e.vals[slot] = v
-}
-
-func (b *Bundle) racy(k Key, now time.Time) bool {
-	w := int64(b.opt.RacyWindow)
-	n := now.UnixNano()
-	return n-k.MtimeNs < w || n-k.CtimeNs < w
 }
 
 // Retain drops the entries of files for which present is false: call it

@@ -2,6 +2,7 @@ package fcache
 
 import (
 	"fmt"
+	"github.com/notebridge/notebridge/pkg/statkey"
 	"os"
 	"path/filepath"
 	"sync"
@@ -27,9 +28,9 @@ func (c *clock) add(d time.Duration) {
 var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // aged is a file key last changed an hour before t0.
-func aged(size int64) Key {
+func aged(size int64) statkey.Key {
 	old := t0.Add(-time.Hour).UnixNano()
-	return Key{Dev: 1, Ino: 7, Size: size, MtimeNs: old, CtimeNs: old}
+	return statkey.Key{Dev: 1, Ino: 7, Size: size, MtimeNs: old, CtimeNs: old}
 }
 
 func newTest(opt Options) (*Cache, *clock) {
@@ -60,9 +61,9 @@ func TestGetNeedsEveryStatField(t *testing.T) {
 	if v, ok := b.Get("a.md", k, Summary); !ok || v != "v1" {
 		t.Fatalf("hit = %v, %v", v, ok)
 	}
-	for name, mut := range map[string]func(*Key){
-		"dev": func(k *Key) { k.Dev++ }, "ino": func(k *Key) { k.Ino++ }, "size": func(k *Key) { k.Size++ },
-		"mtime": func(k *Key) { k.MtimeNs++ }, "ctime": func(k *Key) { k.CtimeNs++ },
+	for name, mut := range map[string]func(*statkey.Key){
+		"dev": func(k *statkey.Key) { k.Dev++ }, "ino": func(k *statkey.Key) { k.Ino++ }, "size": func(k *statkey.Key) { k.Size++ },
+		"mtime": func(k *statkey.Key) { k.MtimeNs++ }, "ctime": func(k *statkey.Key) { k.CtimeNs++ },
 	} {
 		k2 := k
 		mut(&k2)
@@ -90,7 +91,7 @@ func TestRacyFilesAreNotStored(t *testing.T) {
 	b := c.ForRoot(openRoot(t, ""))
 	recent := t0.Add(-time.Second).UnixNano()
 	future := t0.Add(time.Hour).UnixNano()
-	for name, k := range map[string]Key{
+	for name, k := range map[string]statkey.Key{
 		"mtime recent": {Size: 1, MtimeNs: recent, CtimeNs: aged(1).CtimeNs},
 		"ctime recent": {Size: 1, MtimeNs: aged(1).MtimeNs, CtimeNs: recent},
 		"mtime future": {Size: 1, MtimeNs: future, CtimeNs: aged(1).CtimeNs},

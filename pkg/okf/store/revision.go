@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/notebridge/notebridge/pkg/statkey"
 	"io"
 	"runtime"
 	"sort"
@@ -86,7 +87,7 @@ func SnapshotIn(root *safefs.Root, lim Limits, c *fcache.Bundle) (Manifest, erro
 		if e.Stat.Size > lim.MaxFileBytes {
 			return tooLarge(e.Rel, lim.MaxFileBytes)
 		}
-		v, ok := c.Get(e.Rel, fcache.KeyOf(&e.Stat), fcache.Digest)
+		v, ok := c.Get(e.Rel, statkey.Of(&e.Stat), fcache.Digest)
 		sum, _ := v.(string)
 		if !ok {
 			var err error
@@ -97,7 +98,7 @@ func SnapshotIn(root *safefs.Root, lim Limits, c *fcache.Bundle) (Manifest, erro
 			if sum == "" {
 				return nil // vanished since the walk listed it
 			}
-			c.Put(e.Rel, fcache.KeyOf(&st), fcache.Digest, sum, now)
+			c.Put(e.Rel, statkey.Of(&st), fcache.Digest, sum, now)
 		}
 		mu.Lock()
 		defer mu.Unlock()
