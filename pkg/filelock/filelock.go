@@ -1,8 +1,8 @@
 //go:build unix
 
-// Package filelock takes exclusive advisory locks (flock) on files, so that
-// processes on one machine can serialise a critical section. Waiting honours
-// a context. The kernel releases a lock when its holder exits, however it
+// Package filelock takes advisory locks (flock) on files, so that processes
+// on one machine can serialise a critical section. Waiting honours a
+// context. The kernel releases a lock when its holder exits, however it
 // exits, so a crashed process never leaves a stale lock.
 package filelock
 
@@ -27,51 +27,64 @@ func Lock(ctx context.Context, path string) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("filelock: create directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("filelock: open: %w", err)
 	}
-	unlock := func() {
-		_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-		_ = f.Close()
+	if err := Flock(ctx, fd, unix.LOCK_EX); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
+		return nil, fmt.Errorf("filelock: lock: %w", err)
 	}
-	err = flock(f, unix.LOCK_EX|unix.LOCK_NB)
+	return func() { Unlock(fd) }, nil
+}
+
+// Flock takes a lock of kind how (unix.LOCK_EX or unix.LOCK_SH) on fd,
+// waiting until it is free or ctx is done. On success the caller holds the
+// lock and owns fd; Unlock gives both back. On failure fd is closed: at once,
+// or, when ctx ended the wait, as soon as the pending flock returns, so
+// that whatever it took is given back; the error is then ctx's.
+func Flock(ctx context.Context, fd, how int) error {
+	err := flock(fd, how|unix.LOCK_NB)
 	if err == nil {
-		return unlock, nil
+		return nil
 	}
 	if !errors.Is(err, unix.EWOULDBLOCK) {
-		f.Close()
-		return nil, fmt.Errorf("filelock: lock: %w", err)
+		unix.Close(fd)
+		return err
 	}
 	// Held elsewhere: wait in a blocking flock on its own goroutine, so the
 	// lock is taken the moment it is free and ctx can still end the wait.
 	got := make(chan error, 1)
-	go func() { got <- flock(f, unix.LOCK_EX) }()
+	go func() { got <- flock(fd, how) }()
 	select {
 	case err := <-got:
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("filelock: lock: %w", err)
+			unix.Close(fd)
 		}
-		return unlock, nil
+		return err
 	case <-ctx.Done():
 		// The waiter cannot be interrupted: let it finish, then give back
 		// whatever it took.
 		go func() {
-			if <-got == nil {
-				unlock()
-				return
-			}
-			f.Close()
+			<-got
+			Unlock(fd)
 		}()
-		return nil, ctx.Err()
+		return ctx.Err()
 	}
 }
 
+// Unlock releases a lock taken by Flock and closes its descriptor.
+func Unlock(fd int) {
+	_ = unix.Flock(fd, unix.LOCK_UN)
+	_ = unix.Close(fd)
+}
+
 // flock calls flock(2), retrying when a signal interrupts it.
-func flock(f *os.File, how int) error {
+func flock(fd, how int) error {
 	for {
-		err := unix.Flock(int(f.Fd()), how)
+		err := unix.Flock(fd, how)
 		if !errors.Is(err, unix.EINTR) {
 			return err
 		}

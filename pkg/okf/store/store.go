@@ -9,9 +9,9 @@ package store
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/filelock"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
@@ -71,8 +71,7 @@ type Lease struct{ fd int }
 // Release drops the lease.
 func (l *Lease) Release() {
 	if l != nil && l.fd >= 0 {
-		unix.Flock(l.fd, unix.LOCK_UN)
-		unix.Close(l.fd)
+		filelock.Unlock(l.fd)
 		l.fd = -1
 	}
 }
@@ -120,29 +119,16 @@ func LockShared(ctx context.Context, root *safefs.Root) (*Lease, error) {
 	return flockWait(ctx, fd, unix.LOCK_SH)
 }
 
+// flockWait takes the lease of kind how on fd (which it owns from now on),
+// waiting until ctx ends.
 func flockWait(ctx context.Context, fd, how int) (*Lease, error) {
-	delay := time.Millisecond
-	for {
-		err := unix.Flock(fd, how|unix.LOCK_NB)
-		if err == nil {
-			return &Lease{fd: fd}, nil
-		}
-		if err != unix.EWOULDBLOCK && err != unix.EINTR {
-			unix.Close(fd)
-			return nil, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			unix.Close(fd)
+	if err := filelock.Flock(ctx, fd, how); err != nil {
+		if ctx.Err() != nil {
 			return nil, domainerr.Retryable(domainerr.Busy, "another writer holds the bundle lease; nothing was written")
-		case <-t.C:
 		}
-		if delay < 50*time.Millisecond {
-			delay *= 2
-		}
+		return nil, &safefs.PathError{Code: safefs.CodeIO, Rel: lockPath, Err: err}
 	}
+	return &Lease{fd: fd}, nil
 }
 
 // JournalPending reports whether an interrupted commit awaits recovery. It
