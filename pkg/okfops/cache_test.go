@@ -11,6 +11,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/fwatch"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
 )
@@ -244,5 +245,49 @@ func TestCacheConcurrentReadsAndWrites(t *testing.T) {
 	all := titles(h.mustCall(t, "list_concepts", map[string]any{"bundle_path": dir, "limit": 1000}))
 	if all["metrics/extra"] != "Extra c" {
 		t.Fatalf("last write not listed: %q", all["metrics/extra"])
+	}
+}
+
+// TestCacheListingReusedUntilAChange: once a listing is watched, later
+// pages reuse it without a walk, and any change under the bundle (a new
+// directory and a concept in it, an emptied directory refilled) ends the
+// reuse before the next page.
+func TestCacheListingReusedUntilAChange(t *testing.T) {
+	c := agedCache()
+	h := newHarness(t, Config{Cache: c})
+	dir := ownBundle(t, instantBundle)
+	r, err := safefs.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if !fwatch.Supported(r.FD()) {
+		t.Skipf("%s is not on a filesystem that reports every change to inotify", dir)
+	}
+	listed := func() map[string]string {
+		return titles(h.mustCall(t, "list_concepts", map[string]any{"bundle_path": dir, "limit": 1000}))
+	}
+	reused := func() bool { _, ok := c.ForRoot(r).Listing(); return ok }
+	before := listed()
+	if !reused() {
+		t.Fatal("a listing of a bundle on a local filesystem is not kept")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "fresh", "deeper"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if reused() {
+		t.Fatal("the listing is still reused after a directory was created")
+	}
+	listed() // watches fresh/ and fresh/deeper/, both empty
+	if !reused() {
+		t.Fatal("the listing is not kept after the walk")
+	}
+	content := "---\ntype: Metric\ntitle: Deep\n---\n"
+	if err := os.WriteFile(filepath.Join(dir, "fresh", "deeper", "deep.md"), []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	after := listed()
+	if after["fresh/deeper/deep"] != "Deep" || len(after) != len(before)+1 {
+		t.Fatalf("a concept written into a directory created after the listing is missing: %v", after)
 	}
 }

@@ -2,10 +2,12 @@ package bundle
 
 import (
 	"context"
-	"github.com/notebridge/notebridge/pkg/statkey"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
+
+	"github.com/notebridge/notebridge/pkg/statkey"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
@@ -24,11 +26,20 @@ type File struct {
 // are skipped). A symlink or special file is PATH_REJECTED; more files than
 // MaxFiles or deeper nesting than MaxDepth is RESOURCE_LIMIT.
 func (b *Bundle) Files(ctx context.Context) ([]File, error) {
+	if v, ok := b.Cache.Listing(); ok {
+		return slices.Clone(v.([]File)), nil
+	}
 	var (
 		mu  sync.Mutex
 		out []File
 	)
 	opt := safefs.WalkOptions{MaxDepth: b.Limits.MaxDepth, SkipHidden: true}
+	w := b.Cache.WatchForListing(b.Root.FD())
+	if w != nil {
+		// A directory the watch cannot follow only makes the listing
+		// unreusable; the walk itself goes on.
+		opt.OnDir = func(fd int) error { _ = w.AddDir(fd); return nil }
+	}
 	err := b.Root.WalkParallel(opt, scanWorkers, func(e safefs.Entry) error {
 		mu.Lock()
 		defer mu.Unlock()
@@ -43,6 +54,9 @@ func (b *Bundle) Files(ctx context.Context) ([]File, error) {
 		return nil
 	})
 	if err != nil {
+		if w != nil {
+			w.Close()
+		}
 		return nil, PathErr(err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Rel < out[j].Rel })
@@ -50,6 +64,7 @@ func (b *Bundle) Files(ctx context.Context) ([]File, error) {
 		i := sort.Search(len(out), func(i int) bool { return out[i].Rel >= rel })
 		return i < len(out) && out[i].Rel == rel
 	})
+	b.Cache.SetListing(slices.Clone(out), w)
 	return out, nil
 }
 

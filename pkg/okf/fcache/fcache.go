@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/okf/fwatch"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"github.com/notebridge/notebridge/pkg/statkey"
 	"golang.org/x/sys/unix"
@@ -100,6 +101,7 @@ func (c *Cache) forID(id rootID) *Bundle {
 	defer c.mu.Unlock()
 	for k, b := range c.bundles {
 		if now.Sub(b.lastUsed) >= c.opt.TTL {
+			b.dropListing()
 			delete(c.bundles, k)
 		}
 	}
@@ -124,6 +126,7 @@ func (c *Cache) dropOldestLocked() {
 			oldest, at, first = k, b.lastUsed, false
 		}
 	}
+	c.bundles[oldest].dropListing()
 	delete(c.bundles, oldest)
 }
 
@@ -142,6 +145,10 @@ type Bundle struct {
 
 	mu    sync.RWMutex
 	files map[string]*entry
+
+	lmu     sync.Mutex
+	listing any           // the last whole listing, while watch saw no change
+	watch   *fwatch.Watch // nil when the listing is not kept
 }
 
 type entry struct {
@@ -217,3 +224,54 @@ func (b *Bundle) Len() int {
 	defer b.mu.RUnlock()
 	return len(b.files)
 }
+
+// Listing returns the whole listing kept by SetListing while its watch has
+// seen no change since the walk that produced it began.
+func (b *Bundle) Listing() (any, bool) {
+	if b == nil {
+		return nil, false
+	}
+	b.lmu.Lock()
+	defer b.lmu.Unlock()
+	if b.watch == nil || b.watch.Changed() {
+		return nil, false
+	}
+	return b.listing, true
+}
+
+// WatchForListing starts the watch for a walk whose result will go to
+// SetListing; the walk must pass every directory to its AddDir before
+// reading it. It returns nil (walk unwatched) when the bundle's filesystem
+// cannot report every change or inotify is unavailable.
+func (b *Bundle) WatchForListing(rootFD int) *fwatch.Watch {
+	if b == nil {
+		return nil
+	}
+	w, err := fwatch.New(rootFD)
+	if err != nil {
+		return nil
+	}
+	return w
+}
+
+// SetListing keeps v, the immutable result of a walk watched by w, in place
+// of the previous listing. A nil w only drops the previous listing.
+func (b *Bundle) SetListing(v any, w *fwatch.Watch) {
+	if b == nil {
+		if w != nil {
+			w.Close()
+		}
+		return
+	}
+	b.lmu.Lock()
+	defer b.lmu.Unlock()
+	if b.watch != nil {
+		b.watch.Close()
+	}
+	b.listing, b.watch = v, w
+	if w == nil {
+		b.listing = nil
+	}
+}
+
+func (b *Bundle) dropListing() { b.SetListing(nil, nil) }

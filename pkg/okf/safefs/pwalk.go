@@ -46,6 +46,12 @@ func (r *Root) WalkParallel(opt WalkOptions, workers int, fn func(Entry) error) 
 	}
 	process := func(j dirJob) {
 		defer unix.Close(j.fd)
+		if opt.OnDir != nil {
+			if err := opt.OnDir(j.fd); err != nil {
+				fail(err)
+				return
+			}
+		}
 		names, err := readNames(j.fd)
 		if err != nil {
 			fail(&PathError{Code: CodeIO, Rel: j.rel, Err: err})

@@ -23,6 +23,9 @@ type WalkOptions struct {
 	// SkipHidden skips entries whose name starts with '.', including the
 	// store's .okf directory.
 	SkipHidden bool
+	// OnDir, when set, gets each directory's open descriptor (the root's
+	// first) before the directory is read; an error ends the walk.
+	OnDir func(fd int) error
 }
 
 // Walk visits every regular file below the root in lexical order, refusing
@@ -48,6 +51,12 @@ func (r *Root) Walk(opt WalkOptions, fn func(Entry) error) error {
 var ErrTooDeep = errors.New("directory nesting exceeds the depth limit")
 
 func (r *Root) walkDir(fd int, rel string, depth int, opt WalkOptions, fn func(Entry) error) error {
+	if opt.OnDir != nil {
+		if err := opt.OnDir(fd); err != nil {
+			unix.Close(fd)
+			return err
+		}
+	}
 	names, err := readNames(fd)
 	if err != nil {
 		unix.Close(fd)
