@@ -7,11 +7,11 @@ import (
 )
 
 // agentTaskRequests is what the scripted agent task costs: search 1,
-// get_note 1, update_note 2 (the trash check, the write), create_tag 2 (the
-// duplicate search, the write), tag_note 2 (the note exists, the write),
-// get_note 1. It was 12 before issue 14 (a competing server needs 8, with
-// no preflight at all).
-const agentTaskRequests = 9
+// get_note 1, update_note 1 (the write), create_tag 2 (the duplicate
+// search the contract requires, the write), tag_note 2 (the note exists,
+// the write), get_note 1. It was 12 before issue 14 (a competing server
+// needs 8, with no preflight at all).
+const agentTaskRequests = 8
 
 // TestAgentTaskJoplinRequests runs the scripted agent task of
 // docs/benchmarks.md (search, read, change one line, create a tag, tag the

@@ -2,7 +2,6 @@ package joplinops
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -62,6 +61,7 @@ type updateNoteOut struct {
 	ID          string   `json:"id"`
 	UpdatedTime int64    `json:"updated_time"`
 	Changed     []string `json:"changed"`
+	InTrash     bool     `json:"in_trash"`
 	Note        *Note    `json:"note,omitempty"`
 }
 
@@ -89,10 +89,11 @@ func (o *Ops) updateNote() registry.Operation {
 	out := schema.Object("", map[string]any{
 		"id":           schema.ID(""),
 		"updated_time": timeSchema,
-		"changed":      schema.Array("Fields whose value changed; empty when the note already had every given value (nothing was written).", schema.Enum("", fieldNames...), len(noteFieldNames)),
+		"changed":      schema.Array("The given fields, written.", schema.Enum("", fieldNames...), len(noteFieldNames)),
+		"in_trash":     schema.Bool("The note is in the trash: the change was made there; restore_note brings it back."),
 		"note":         noteSchema(),
-	}, "id", "updated_time", "changed")
-	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields change. Returns the id, updated_time and the changed fields (the note too with return_note). A trashed note must be restored first."
+	}, "id", "updated_time", "changed", "in_trash")
+	desc := "Change a note's title, body, notebook (move) or to-do fields in one Joplin write; only given fields change. Returns the id, updated_time, the written fields and whether the note is in the trash (the note too with return_note)."
 	return op("update_note", "Update note", desc, registry.EffectUpdate, in, out, registry.Func(o.doUpdateNote))
 }
 
@@ -120,70 +121,35 @@ func (in updateNoteIn) requested() map[string]any {
 	return req
 }
 
-// current returns n's value of the Joplin property field.
-func (n apiNote) current(field string) any {
-	switch field {
-	case "title":
-		return n.Title
-	case "body":
-		return n.Body
-	case "parent_id":
-		return n.ParentID
-	case "is_todo":
-		return n.IsTodo
-	case "todo_due":
-		return n.TodoDue
-	}
-	return n.TodoCompleted
-}
-
-// doUpdateNote costs two Joplin requests: one read (the note exists and is
-// not in the trash; it also tells which fields really change) and the
-// write, whose answer carries updated_time. A move reads the target
-// notebook too; return_note reads the note back.
+// doUpdateNote costs one Joplin request: the write. Joplin answers a
+// missing note with 404 and its answer carries updated_time and
+// deleted_time. No read precedes it (issue 14: the agent task's budget):
+// nothing in the contract asks for one, so a note in the trash is changed
+// there and the result says so, and every given field is written even when
+// it already held that value. A move reads the target notebook first (a
+// note must not land in a missing or trashed notebook); return_note reads
+// the note back.
 func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut, error) {
 	req := in.requested()
 	if len(req) == 0 {
 		return updateNoteOut{}, domainerr.New(domainerr.InvalidArgument, "give at least one field to change")
 	}
-	fields := "id,deleted_time,updated_time"
+	out := updateNoteOut{ID: in.ID, Changed: []string{}}
 	for _, f := range noteFieldNames {
 		if _, ok := req[f.joplin]; ok {
-			fields += "," + f.joplin
+			out.Changed = append(out.Changed, f.tool)
 		}
-	}
-	cur, err := o.loadNote(ctx, in.ID, fields)
-	if err != nil {
-		return updateNoteOut{}, err
-	}
-	if cur.DeletedTime > 0 {
-		return updateNoteOut{}, domainerr.New(domainerr.InvalidArgument, "note %s is in the trash; restore it first", in.ID).
-			WithDetails(map[string]any{"note_id": in.ID, "restore_tool": "restore_note"})
-	}
-	out := updateNoteOut{ID: in.ID, UpdatedTime: cur.UpdatedTime, Changed: []string{}}
-	for _, f := range noteFieldNames {
-		v, ok := req[f.joplin]
-		if !ok {
-			continue
-		}
-		if fmt.Sprint(v) == fmt.Sprint(cur.current(f.joplin)) {
-			delete(req, f.joplin)
-			continue
-		}
-		out.Changed = append(out.Changed, f.tool)
 	}
 	if _, moving := req["parent_id"]; moving {
 		if err := o.liveNotebook(ctx, *in.NotebookID); err != nil {
 			return updateNoteOut{}, err
 		}
 	}
-	if len(req) > 0 {
-		var written apiNote
-		if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &written); err != nil {
-			return updateNoteOut{}, withObjectID(err, in.ID)
-		}
-		out.UpdatedTime = written.UpdatedTime
+	var written apiNote
+	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &written); err != nil {
+		return updateNoteOut{}, missing(withObjectID(err, in.ID), "note", in.ID)
 	}
+	out.UpdatedTime, out.InTrash = written.UpdatedTime, written.DeletedTime > 0
 	if in.ReturnNote {
 		n, err := o.loadNote(ctx, in.ID, noteFields)
 		if err != nil {

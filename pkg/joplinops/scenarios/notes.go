@@ -126,12 +126,14 @@ func updateNote(t *testing.T, env Env) {
 	nb := Folder(t, env, unique(t, "Edit"), "")
 	other := Folder(t, env, unique(t, "Edit target"), "")
 	n := createNote(t, env, nb, "draft", "v1")
-	var got struct {
+	type updated struct {
 		ID          string   `json:"id"`
 		UpdatedTime int64    `json:"updated_time"`
 		Changed     []string `json:"changed"`
+		InTrash     bool     `json:"in_trash"`
 		Note        *note    `json:"note"`
 	}
+	var got updated
 	// The result says what changed, without echoing the body back.
 	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "title": "final", "body": "v2"}, &got)
 	if got.ID != n.ID || got.UpdatedTime == 0 || strings.Join(got.Changed, ",") != "title,body" || got.Note != nil {
@@ -142,10 +144,10 @@ func updateNote(t *testing.T, env Env) {
 	if read.Title != "final" || read.Body == nil || *read.Body != "v2" || read.NotebookID != nb {
 		t.Fatalf("after update: %+v", read)
 	}
-	// Unchanged values are not written and not reported.
+	// Every given field is written, one Joplin write, no read before it.
 	got.Changed = nil
 	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "title": "final", "body": "v3"}, &got)
-	if strings.Join(got.Changed, ",") != "body" {
+	if strings.Join(got.Changed, ",") != "title,body" || got.InTrash {
 		t.Fatalf("partly unchanged update: %+v", got)
 	}
 	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "notebook_id": other, "return_note": true}, &got)
@@ -172,10 +174,17 @@ func updateNote(t *testing.T, env Env) {
 		t.Fatal(err)
 	}
 	wantErr(t, env, "update_note", map[string]any{"id": n.ID, "notebook_id": gone}, domainerr.InvalidArgument)
+	// A note in the trash is changed there, stays there, and the result
+	// says so.
 	mustCall(t, env, "trash_note", map[string]any{"id": n.ID}, nil)
-	e := wantErr(t, env, "update_note", map[string]any{"id": n.ID, "title": "x"}, domainerr.InvalidArgument)
-	if e.Details["restore_tool"] != "restore_note" {
-		t.Fatalf("trashed note update: %+v", e)
+	got = updated{}
+	mustCall(t, env, "update_note", map[string]any{"id": n.ID, "title": "edited in the trash"}, &got)
+	if !got.InTrash || strings.Join(got.Changed, ",") != "title" {
+		t.Fatalf("trashed note update: %+v", got)
+	}
+	mustCall(t, env, "get_note", map[string]any{"id": n.ID}, &read)
+	if read.Title != "edited in the trash" || !read.Trashed || !inTrash(t, env, n.ID) {
+		t.Fatalf("trashed note after update: %+v", read)
 	}
 }
 
