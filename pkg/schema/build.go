@@ -48,9 +48,14 @@ func Matching(desc string, minLen, maxLen int, pattern string) S {
 	return s
 }
 
-// ID returns a schema for a Joplin object id.
+// IDLength is the length of a Joplin object id.
+const IDLength = 32
+
+// ID returns a schema for a Joplin object id. The anchored pattern fixes
+// the length, so the schema states no length bounds beside it; Output
+// renders the id as a string of IDLength characters.
 func ID(desc string) S {
-	return described(S{"type": "string", "minLength": 32, "maxLength": 32, "pattern": IDPattern}, desc)
+	return described(S{"type": "string", "pattern": IDPattern}, desc)
 }
 
 // Enum returns a string schema limited to values.
@@ -112,10 +117,15 @@ var proseKeywords = map[string]bool{
 	"description": true, "title": true, "examples": true, "default": true, "$comment": true, "pattern": true,
 }
 
+// safeInteger is 2^53: JSON numbers beyond it lose precision in most
+// clients, so a bound at or past it tells a client nothing.
+const safeInteger = 1 << 53
+
 // Output renders s as a result schema: a deep copy without prose and
 // without patterns (a result is produced by the server, not parsed from a
 // caller), keeping types, properties, required, additionalProperties,
-// items, enums and bounds.
+// items, enums and bounds. An id's pattern becomes its fixed length, and
+// an integer maximum at or beyond 2^53 is left out (CheckResultSubset).
 func Output(s S) S {
 	var generic map[string]any
 	if err := json.Unmarshal(JSON(s), &generic); err != nil {
@@ -128,9 +138,13 @@ func outputNode(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(S, len(t))
+		if t["pattern"] == IDPattern {
+			out["minLength"], out["maxLength"] = IDLength, IDLength
+		}
 		for k, x := range t {
 			switch {
 			case proseKeywords[k]:
+			case k == "maximum" && x.(float64) >= safeInteger:
 			case k == "properties" || k == "$defs":
 				named := make(map[string]any, len(x.(map[string]any)))
 				for name, sub := range x.(map[string]any) {
