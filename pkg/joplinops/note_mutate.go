@@ -92,7 +92,7 @@ func (o *Ops) updateNote() registry.Operation {
 		"changed":      schema.Array("Fields whose value changed; empty when the note already had every given value (nothing was written).", schema.Enum("", fieldNames...), len(noteFieldNames)),
 		"note":         noteSchema(),
 	}, "id", "updated_time", "changed")
-	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields change. Returns the id, updated_time and the changed fields (the note too with return_note). A trashed note must be restored first."
+	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields change. A trashed note must be restored first."
 	return op("update_note", "Update note", desc, registry.EffectUpdate, in, out, registry.Func(o.doUpdateNote))
 }
 

@@ -213,7 +213,7 @@ func (o *Ops) createNotebook() registry.Operation {
 		"title":     titleSchema,
 		"parent_id": parentIDSchema("Omit for top level."),
 	}, "title")
-	desc := "Create a notebook, top-level or under parent_id. A same-titled sibling (trashed included) fails with NOTEBOOK_ALREADY_EXISTS, writing nothing."
+	desc := "Create a notebook, top-level or under parent_id. A same-titled sibling (trashed included) fails with NOTEBOOK_ALREADY_EXISTS."
 	return op("create_notebook", "Create notebook", desc, registry.EffectCreate, in, notebookSchema(),
 		registry.Func(o.doCreateNotebook))
 }

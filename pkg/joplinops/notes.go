@@ -120,7 +120,7 @@ func (o *Ops) createNote() registry.Operation {
 		"is_todo":     schema.Bool(""),
 		"todo_due":    timeSchema,
 	}, "notebook_id", "title")
-	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS, writing nothing."
+	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS."
 	return op("create_note", "Create note", desc, registry.EffectCreate, in, noteSchema(),
 		registry.Func(o.doCreateNote))
 }

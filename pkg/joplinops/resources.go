@@ -183,7 +183,7 @@ type getResourceOut struct {
 func (o *Ops) getResource() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"id":            schema.ID(""),
-		"include_notes": schema.Bool("Also list notes linking to it (slow)."),
+		"include_notes": schema.Bool(""),
 	}, "id")
 	out := resourceSchema(map[string]any{
 		"notes":           schema.Array("Notes linking to the resource, trashed ones flagged (include_notes).", noteRefSchema(), MaxRelations),
