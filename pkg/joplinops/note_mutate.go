@@ -234,7 +234,7 @@ type restoreNoteOut struct {
 func (o *Ops) restoreNote() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"id":          schema.ID(""),
-		"notebook_id": schema.ID("Target notebook; required if the note's own is trashed or gone."),
+		"notebook_id": schema.ID(""),
 	}, "id")
 	out := schema.Object("", map[string]any{
 		"id":               schema.ID(""),

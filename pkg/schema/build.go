@@ -48,14 +48,20 @@ func Matching(desc string, minLen, maxLen int, pattern string) S {
 	return s
 }
 
+// Bounded returns a string schema bounded by pattern alone: an anchored
+// pattern without unbounded repetition (CheckSubset enforces this), so a
+// length bound beside it would only repeat it.
+func Bounded(desc, pattern string) S {
+	return described(S{"type": "string", "pattern": pattern}, desc)
+}
+
 // IDLength is the length of a Joplin object id.
 const IDLength = 32
 
-// ID returns a schema for a Joplin object id. The anchored pattern fixes
-// the length, so the schema states no length bounds beside it; Output
-// renders the id as a string of IDLength characters.
+// ID returns a schema for a Joplin object id; Output renders it as a
+// string of IDLength characters.
 func ID(desc string) S {
-	return described(S{"type": "string", "pattern": IDPattern}, desc)
+	return Bounded(desc, IDPattern)
 }
 
 // Enum returns a string schema limited to values.
