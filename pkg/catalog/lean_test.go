@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	qri "github.com/qri-io/jsonschema"
+
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -112,5 +114,37 @@ func TestIDLengthStillRejected(t *testing.T) {
 	// finds no Joplin at 127.0.0.1:1.
 	if _, derr := ex.Call(context.Background(), registry.MCPStdio, "get_note", json.RawMessage(`{"id":"`+hex[:32]+`"}`)); derr == nil || derr.Code == domainerr.InvalidArgument {
 		t.Fatalf("well-formed id: %v", derr)
+	}
+}
+
+// TestInputDefaultsAreValid: a default stated in an input schema (instead
+// of a "Default x." description) is itself a valid value of its field, in
+// the executor's validator.
+func TestInputDefaultsAreValid(t *testing.T) {
+	qri.LoadDraft2019_09()
+	found := 0
+	for _, op := range fullRegistry(t).Operations() {
+		var root any
+		if err := json.Unmarshal(op.InputSchema, &root); err != nil {
+			t.Fatal(err)
+		}
+		walkSchema(root, "#", func(path string, node map[string]any) {
+			def, has := node["default"]
+			if !has {
+				return
+			}
+			found++
+			raw, _ := json.Marshal(node)
+			s := &qri.Schema{}
+			if err := json.Unmarshal(raw, s); err != nil {
+				t.Fatal(err)
+			}
+			if st := s.Validate(context.Background(), def); !st.IsValid() {
+				t.Errorf("%s %s: default %v is not a valid value: %v", op.Name, path, def, *st.Errs)
+			}
+		})
+	}
+	if found < 10 {
+		t.Errorf("found %d defaults; the walk lost them", found)
 	}
 }

@@ -84,7 +84,7 @@ type noteWithRelations struct {
 func (o *Ops) getNote() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"id":           schema.ID(""),
-		"include_body": schema.Bool("Default true."),
+		"include_body": schema.Default(schema.Bool(""), true),
 		"include": schema.Array("links: notes the body links to; backlinks: notes linking here (scans all notes).",
 			schema.Enum("", "tags", "resources", "links", "backlinks"), 4),
 	}, "id")

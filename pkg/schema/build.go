@@ -84,6 +84,13 @@ func Array(desc string, items S, maxItems int) S {
 	return described(S{"type": "array", "items": items, "maxItems": maxItems}, desc)
 }
 
+// Default records the value an omitted argument takes, as the JSON Schema
+// annotation default (validators do not apply it; the handler does).
+func Default(s S, v any) S {
+	s["default"] = v
+	return s
+}
+
 func described(s S, desc string) S {
 	if desc != "" {
 		s["description"] = desc
