@@ -56,13 +56,15 @@ func Tool(op registry.Operation) mcp.Tool {
 	return tool
 }
 
-// Annotations derives the MCP hints from an operation's effect, stating
-// only those that differ from the defaults a client assumes for an absent
-// hint (readOnly false, destructive true, idempotent false, openWorld
-// true). Joplin and OKF bundles are the user's own
-// closed stores, so no tool is open-world. destructive and idempotent are
-// meaningful only for tools that are not read-only (MCP specification),
-// so reads state neither.
+// Annotations derives the MCP hints from an operation's effect. It leaves
+// out a hint only where an absent one reads the same both under the MCP
+// defaults (readOnly false, destructive true, idempotent false, openWorld
+// true) and to a client that takes absent for false: readOnly and
+// idempotent when false. destructiveHint is stated for every tool that is
+// not read-only, so no client takes a write for harmless; for a read-only
+// tool it is meaningless (MCP specification) and left out, as is
+// idempotentHint. Joplin and OKF bundles are the user's own closed stores,
+// so no tool is open-world.
 func Annotations(op registry.Operation) mcp.ToolAnnotation {
 	a := mcp.ToolAnnotation{OpenWorldHint: mcp.ToBoolPtr(false)}
 	switch op.Effect {
@@ -71,6 +73,7 @@ func Annotations(op registry.Operation) mcp.ToolAnnotation {
 	case registry.EffectCreate:
 		a.DestructiveHint = mcp.ToBoolPtr(false)
 	default: // update, trash, delete-permanent: destructive, idempotent
+		a.DestructiveHint = mcp.ToBoolPtr(true)
 		a.IdempotentHint = mcp.ToBoolPtr(true)
 	}
 	return a
