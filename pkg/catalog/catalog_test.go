@@ -47,28 +47,33 @@ func TestCatalogRules(t *testing.T) {
 		if !verbObject.MatchString(op.Name) || len(op.Name) > 64 {
 			t.Errorf("%s: name is not verb_object snake_case", op.Name)
 		}
-		for _, raw := range []json.RawMessage{op.InputSchema, op.OutputSchema} {
-			if p := schema.CheckSubset(raw); p != nil {
-				t.Errorf("%s: schema outside the subset: %v", op.Name, p)
-			}
+		if p := schema.CheckSubset(op.InputSchema); p != nil {
+			t.Errorf("%s: input schema outside the subset: %v", op.Name, p)
+		}
+		if p := schema.CheckResultSubset(op.OutputSchema); p != nil {
+			t.Errorf("%s: output schema outside the subset: %v", op.Name, p)
 		}
 		if len(op.Description) > 300 {
 			t.Errorf("%s: description longer than 300 characters", op.Name)
 		}
-		a := mcpadapter.Annotations(op)
-		for name, hint := range map[string]*bool{"readOnly": a.ReadOnlyHint, "destructive": a.DestructiveHint, "idempotent": a.IdempotentHint, "openWorld": a.OpenWorldHint} {
-			if hint == nil {
-				t.Errorf("%s: %s hint not set", op.Name, name)
-			}
-		}
-		if *a.ReadOnlyHint != (op.Effect == registry.EffectRead) {
+		h := effectiveHints(mcpadapter.Annotations(op), false)
+		if h.readOnly != (op.Effect == registry.EffectRead) {
 			t.Errorf("%s: readOnly hint disagrees with effect %s", op.Name, op.Effect)
 		}
-		if op.Effect == registry.EffectRead && *a.DestructiveHint {
-			t.Errorf("%s: read operation marked destructive", op.Name)
+		if op.Effect == registry.EffectRead && (h.destructive || !h.idempotent) {
+			t.Errorf("%s: read operation marked destructive or not idempotent", op.Name)
 		}
-		if (op.Effect == registry.EffectTrash || op.Effect == registry.EffectDeletePermanent) && !*a.DestructiveHint {
+		if (op.Effect == registry.EffectTrash || op.Effect == registry.EffectDeletePermanent || op.Effect == registry.EffectUpdate) && !h.destructive {
 			t.Errorf("%s: %s operation not marked destructive", op.Name, op.Effect)
+		}
+		if op.Effect == registry.EffectCreate && (h.destructive || h.idempotent) {
+			t.Errorf("%s: create marked destructive or idempotent", op.Name)
+		}
+		if op.Effect != registry.EffectCreate && !h.idempotent {
+			t.Errorf("%s: %s operation not marked idempotent", op.Name, op.Effect)
+		}
+		if h.openWorld {
+			t.Errorf("%s: marked open-world", op.Name)
 		}
 		if op.Toolset == "" {
 			t.Errorf("%s: no toolset", op.Name)
@@ -175,5 +180,67 @@ func golden(t *testing.T, path string, got []byte) {
 	}
 	if !bytes.Equal(want, got) {
 		t.Fatalf("%s drifted; review the change and run `go test ./pkg/catalog -run Golden -update`\n--- got ---\n%s", path, got)
+	}
+}
+
+// hints are the four MCP tool hints as a client reads them.
+type hints struct{ readOnly, destructive, idempotent, openWorld bool }
+
+// effectiveHints reads a as a client does. By the MCP specification an
+// absent hint takes its default (readOnly false, destructive true,
+// idempotent false, openWorld true), and destructive and idempotent are
+// meaningful only when readOnly is false: a read-only tool, which changes
+// nothing, counts as non-destructive and idempotent. A naive client takes
+// an absent hint for false (absentFalse).
+func effectiveHints(a mcp.ToolAnnotation, absentFalse bool) hints {
+	or := func(p *bool, def bool) bool {
+		if p == nil {
+			return def && !absentFalse
+		}
+		return *p
+	}
+	h := hints{
+		readOnly:    or(a.ReadOnlyHint, false),
+		destructive: or(a.DestructiveHint, true),
+		idempotent:  or(a.IdempotentHint, false),
+		openWorld:   or(a.OpenWorldHint, true),
+	}
+	if h.readOnly {
+		if a.DestructiveHint != nil || a.IdempotentHint != nil {
+			h.destructive = true // a read-only tool must not state them
+		} else {
+			h.destructive, h.idempotent = false, true
+		}
+	}
+	return h
+}
+
+// TestAnnotationsUnambiguous: tools/list carries a hint only where leaving
+// it out could be misread, and no tool title (issue #14): every tool
+// reads the same under the MCP defaults and to a client that takes an
+// absent hint for false, and no stated hint is left out there where both
+// readings agree on it.
+func TestAnnotationsUnambiguous(t *testing.T) {
+	for _, op := range fullRegistry(t).Operations() {
+		a := mcpadapter.Annotations(op)
+		if spec, naive := effectiveHints(a, false), effectiveHints(a, true); spec != naive {
+			t.Errorf("%s: hints read %+v under the MCP defaults but %+v when absent means false", op.Name, spec, naive)
+		}
+		if a.ReadOnlyHint != nil && !*a.ReadOnlyHint || a.IdempotentHint != nil && !*a.IdempotentHint {
+			t.Errorf("%s: states a false readOnly or idempotent hint, which every client reads from its absence", op.Name)
+		}
+		raw, err := json.Marshal(mcpadapter.Tool(op))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tool struct {
+			Title *string `json:"title"`
+		}
+		if err := json.Unmarshal(raw, &tool); err != nil {
+			t.Fatal(err)
+		}
+		if tool.Title != nil {
+			t.Errorf("%s: tool carries a title %q", op.Name, *tool.Title)
+		}
 	}
 }

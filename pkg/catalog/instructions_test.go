@@ -84,3 +84,26 @@ func TestInstructionsDescribeEnabledToolsets(t *testing.T) {
 		})
 	}
 }
+
+// TestOKFArgumentsExplainedOnce: what bundle_path and concept_id hold is
+// said in the OKF instructions, once, and in no tool schema (issue #14:
+// nothing twice).
+func TestOKFArgumentsExplainedOnce(t *testing.T) {
+	got := initializeInstructions(t, []string{"okf"}, nil, registry.MCPStdio)
+	for _, want := range []string{"bundle_path (an absolute directory, no symlinks)", "concept_id is the concept's bundle-relative path without .md, e.g. tables/orders"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("instructions lack %q:\n%s", want, got)
+		}
+	}
+	for _, op := range fullRegistry(t).Operations() {
+		var root any
+		if err := json.Unmarshal(op.InputSchema, &root); err != nil {
+			t.Fatal(err)
+		}
+		walkSchema(root, "#", func(path string, node map[string]any) {
+			if (strings.HasSuffix(path, "/bundle_path") || strings.HasSuffix(path, "/concept_id")) && node["description"] != nil {
+				t.Errorf("%s %s: describes itself again: %v", op.Name, path, node["description"])
+			}
+		})
+	}
+}

@@ -41,9 +41,9 @@ func (o *Ops) listNotes() registry.Operation {
 		"resource_id":     schema.ID(""),
 		"include_trashed": schema.Bool(""),
 		"include_body":    schema.Bool(""),
-		"order_by":        schema.Enum("Default updated_time.", "updated_time", "created_time", "title"),
-		"order_dir":       schema.Enum("Default desc.", "asc", "desc"),
-		"limit":           schema.Integer("Default 50.", 1, 100),
+		"order_by":        schema.Default(schema.Enum("", "updated_time", "created_time", "title"), "updated_time"),
+		"order_dir":       schema.Default(schema.Enum("", "asc", "desc"), "desc"),
+		"limit":           schema.Default(schema.Integer("", 1, 100), 50),
 		"page":            schema.Integer("", 1, MaxPage),
 	})
 	out := schema.Object("", map[string]any{

@@ -93,7 +93,7 @@ func (o *Ops) updateNote() registry.Operation {
 		"in_trash":     schema.Bool("The note is in the trash: the change was made there; restore_note brings it back."),
 		"note":         noteSchema(),
 	}, "id", "updated_time", "changed", "in_trash")
-	desc := "Change a note's title, body, notebook (move) or to-do fields in one Joplin write; only given fields change. Returns the id, updated_time, the written fields and whether the note is in the trash (the note too with return_note)."
+	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields are written. A note in the trash is changed there (in_trash: true)."
 	return op("update_note", "Update note", desc, registry.EffectUpdate, in, out, registry.Func(o.doUpdateNote))
 }
 
@@ -200,7 +200,7 @@ type restoreNoteOut struct {
 func (o *Ops) restoreNote() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"id":          schema.ID(""),
-		"notebook_id": schema.ID("Target notebook; required if the note's own is trashed or gone."),
+		"notebook_id": schema.ID(""),
 	}, "id")
 	out := schema.Object("", map[string]any{
 		"id":               schema.ID(""),

@@ -76,7 +76,7 @@ func notebookSchema() schema.S {
 
 // parentIDSchema accepts a notebook id or "" (the top level).
 func parentIDSchema(desc string) schema.S {
-	return schema.Matching(desc, 0, 32, "^([0-9a-f]{32})?$")
+	return schema.Bounded(desc, "^([0-9a-f]{32})?$")
 }
 
 // notFound is the NOT_FOUND error for object id, naming which object (role)
@@ -211,9 +211,9 @@ type createNotebookIn struct {
 func (o *Ops) createNotebook() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"title":     titleSchema,
-		"parent_id": parentIDSchema("Omit for top level."),
+		"parent_id": parentIDSchema(""),
 	}, "title")
-	desc := "Create a notebook, top-level or under parent_id. A same-titled sibling (trashed included) fails with NOTEBOOK_ALREADY_EXISTS, writing nothing."
+	desc := "Create a notebook, top-level or under parent_id. A same-titled sibling (trashed included) fails with NOTEBOOK_ALREADY_EXISTS."
 	return op("create_notebook", "Create notebook", desc, registry.EffectCreate, in, notebookSchema(),
 		registry.Func(o.doCreateNotebook))
 }

@@ -84,7 +84,7 @@ type noteWithRelations struct {
 func (o *Ops) getNote() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"id":           schema.ID(""),
-		"include_body": schema.Bool("Default true."),
+		"include_body": schema.Default(schema.Bool(""), true),
 		"include": schema.Array("links: notes the body links to; backlinks: notes linking here (scans all notes).",
 			schema.Enum("", "tags", "resources", "links", "backlinks"), 4),
 	}, "id")
@@ -120,7 +120,7 @@ func (o *Ops) createNote() registry.Operation {
 		"is_todo":     schema.Bool(""),
 		"todo_due":    timeSchema,
 	}, "notebook_id", "title")
-	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS, writing nothing."
+	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS."
 	return op("create_note", "Create note", desc, registry.EffectCreate, in, noteSchema(),
 		registry.Func(o.doCreateNote))
 }

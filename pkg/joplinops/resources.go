@@ -113,9 +113,9 @@ type listResourcesOut struct {
 
 func (o *Ops) listResources() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"limit":     schema.Integer("Default 50.", 1, 100),
+		"limit":     schema.Default(schema.Integer("", 1, 100), 50),
 		"page":      schema.Integer("", 1, MaxResourcePage),
-		"order_by":  schema.Enum("Default updated_time.", "updated_time", "created_time", "title", "size"),
+		"order_by":  schema.Default(schema.Enum("", "updated_time", "created_time", "title", "size"), "updated_time"),
 		"order_dir": schema.Enum("Default asc for title, else desc.", "asc", "desc"),
 	})
 	out := schema.Object("", map[string]any{
@@ -183,7 +183,7 @@ type getResourceOut struct {
 func (o *Ops) getResource() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"id":            schema.ID(""),
-		"include_notes": schema.Bool("Also list notes linking to it (slow)."),
+		"include_notes": schema.Bool(""),
 	}, "id")
 	out := resourceSchema(map[string]any{
 		"notes":           schema.Array("Notes linking to the resource, trashed ones flagged (include_notes).", noteRefSchema(), MaxRelations),

@@ -181,7 +181,7 @@ func (o *Ops) createResource() registry.Operation {
 		"sha256":           sha256Schema,
 		"attached_to_note": schema.ID("The note a link was appended to, when note_id was given."),
 	}, "sha256")
-	desc := fmt.Sprintf("Upload a file (base64, at most %s) as a resource, linked from note_id if given. The same content and title fails with RESOURCE_ALREADY_EXISTS, writing nothing.", sizeText(o.limits.MaxResourceBytes))
+	desc := "Upload a file as a resource, linked from note_id if given. The same content and title fails with RESOURCE_ALREADY_EXISTS."
 	return op("create_resource", "Create resource", desc, registry.EffectCreate, in, out,
 		payloadTyped(func() createResourceIn { return createResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doCreateResource))
 }

@@ -46,8 +46,8 @@ var SearchTypes = []string{"note", "notebook", "tag"}
 func (o *Ops) search() registry.Operation {
 	in := schema.Object("", map[string]any{
 		"query": schema.String("Notes: Joplin query syntax (words, \"phrases\", title:, body:, tag:, notebook:, -exclusion, prefix*). Notebooks and tags: title, * as wildcard.", 1, 1000),
-		"type":  schema.Enum("Default note.", SearchTypes...),
-		"limit": schema.Integer("Default 20.", 1, 100),
+		"type":  schema.Default(schema.Enum("", SearchTypes...), "note"),
+		"limit": schema.Default(schema.Integer("", 1, 100), 20),
 		"page":  schema.Integer("", 1, 10_000),
 	}, "query")
 	hit := schema.Object("", map[string]any{

@@ -159,7 +159,7 @@ type createTagIn struct {
 
 func (o *Ops) createTag() registry.Operation {
 	in := schema.Object("", map[string]any{"title": titleSchema}, "title")
-	desc := "Create a tag (stored in lower case). An existing title fails with TAG_ALREADY_EXISTS, writing nothing."
+	desc := "Create a tag (stored in lower case). An existing title fails with TAG_ALREADY_EXISTS."
 	return op("create_tag", "Create tag", desc, registry.EffectCreate, in, tagSchema(),
 		registry.Func(func(ctx context.Context, in createTagIn) (Tag, error) {
 			if err := checkTagTitle(in.Title); err != nil {

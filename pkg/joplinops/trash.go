@@ -31,7 +31,7 @@ type listTrashOut struct {
 
 func (o *Ops) listTrash() registry.Operation {
 	in := schema.Object("", map[string]any{
-		"limit": schema.Integer("Default 50.", 1, 100),
+		"limit": schema.Default(schema.Integer("", 1, 100), 50),
 		"page":  schema.Integer("", 1, MaxPage),
 	})
 	item := schema.Object("", map[string]any{

@@ -46,29 +46,37 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *ser
 	return s
 }
 
-// Tool converts one operation to its MCP tool definition, with every
-// annotation hint set explicitly from the effect.
+// Tool converts one operation to its MCP tool definition. It carries no
+// title: every title only restated the name, which clients show when
+// there is none.
 func Tool(op registry.Operation) mcp.Tool {
 	tool := mcp.NewToolWithRawSchema(op.Name, op.Description, op.InputSchema)
 	tool.RawOutputSchema = op.OutputSchema
-	tool.Title = op.Title
 	tool.Annotations = Annotations(op)
 	return tool
 }
 
-// Annotations derives the MCP hints from an operation's effect. Joplin is
-// the user's own closed store, so no tool is open-world. The title is the
-// tool's own title field, not repeated here.
+// Annotations derives the MCP hints from an operation's effect. It leaves
+// out a hint only where an absent one reads the same both under the MCP
+// defaults (readOnly false, destructive true, idempotent false, openWorld
+// true) and to a client that takes absent for false: readOnly and
+// idempotent when false. destructiveHint is stated for every tool that is
+// not read-only, so no client takes a write for harmless; for a read-only
+// tool it is meaningless (MCP specification) and left out, as is
+// idempotentHint. Joplin and OKF bundles are the user's own closed stores,
+// so no tool is open-world.
 func Annotations(op registry.Operation) mcp.ToolAnnotation {
-	readOnly := op.Effect == registry.EffectRead
-	destructive := op.Effect == registry.EffectUpdate || op.Effect == registry.EffectTrash || op.Effect == registry.EffectDeletePermanent
-	idempotent := op.Effect != registry.EffectCreate
-	return mcp.ToolAnnotation{
-		ReadOnlyHint:    mcp.ToBoolPtr(readOnly),
-		DestructiveHint: mcp.ToBoolPtr(destructive),
-		IdempotentHint:  mcp.ToBoolPtr(idempotent),
-		OpenWorldHint:   mcp.ToBoolPtr(false),
+	a := mcp.ToolAnnotation{OpenWorldHint: mcp.ToBoolPtr(false)}
+	switch op.Effect {
+	case registry.EffectRead:
+		a.ReadOnlyHint = mcp.ToBoolPtr(true)
+	case registry.EffectCreate:
+		a.DestructiveHint = mcp.ToBoolPtr(false)
+	default: // update, trash, delete-permanent: destructive, idempotent
+		a.DestructiveHint = mcp.ToBoolPtr(true)
+		a.IdempotentHint = mcp.ToBoolPtr(true)
 	}
+	return a
 }
 
 func handler(ex *executor.Executor, t registry.Transport, name string) server.ToolHandlerFunc {

@@ -142,7 +142,7 @@ func (o *Ops) previewV02Migration() registry.Operation {
 			"concept_id": conceptIDSchema, "item": schema.Integer("1-based entry.", 1, 10_000), "text": text("The entry as written."),
 		}, "concept_id", "item", "text"), 100_000),
 	}), append(previewRequired, "expected_source", "needs_mapping")...)
-	desc := "Preview migrating an OKF 0.1 bundle to 0.2: timestamp to generated.at, # Citations to sources and [^id] footnotes, okf_version in index.md. Writes nothing; invents no data."
+	desc := "Preview migrating an OKF 0.1 bundle to 0.2: timestamp to generated.at, # Citations to sources and [^id] footnotes, okf_version in index.md. Invents no data."
 	return o.op("preview_v02_migration", "Preview an OKF 0.1 to 0.2 migration", desc, registry.EffectRead, migrateInput(false), out,
 		registry.Func(func(ctx context.Context, in migrateIn) (migratePreviewOut, error) {
 			var out migratePreviewOut
@@ -163,7 +163,7 @@ func (o *Ops) previewV02Migration() registry.Operation {
 }
 
 func (o *Ops) applyV02Migration() registry.Operation {
-	desc := "Apply a previewed migration, bound by expected_source, proof and expected_plan_digest. An already-0.2 bundle takes expected_source only and is just validated. An identical retry replays the receipt."
+	desc := "Apply a previewed migration, bound by expected_source, proof and expected_plan_digest. An already-0.2 bundle takes expected_source only and is just validated."
 	out := schema.Object("", map[string]any{
 		"status":            schema.Enum("applied, replayed, or noop (already 0.2).", "applied", "replayed", "noop"),
 		"change_id":         digestSchema,

@@ -112,7 +112,9 @@ func (o *Ops) readLocked(ctx context.Context, path string, fn func(*bundle.Bundl
 
 // Shared schema fragments.
 var (
-	bundlePathSchema = schema.String("Absolute bundle directory; no symlinks.", 1, 4096)
-	conceptIDSchema  = schema.String("Bundle-relative path without .md, e.g. tables/orders.", 1, bundle.MaxConceptIDBytes)
+	// What bundle_path and concept_id hold is said once, in the MCP
+	// instructions (mcpadapter.Instructions), not in every tool.
+	bundlePathSchema = schema.String("", 1, 4096)
+	conceptIDSchema  = schema.String("", 1, bundle.MaxConceptIDBytes)
 	revisionSchema   = schema.String("", 0, 80)
 )

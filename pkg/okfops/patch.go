@@ -73,7 +73,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 	out := schema.Object("", withProps(map[string]any{
 		"status": schema.Enum("applicable: apply with expected_revision = base_revision and expected_plan_digest = plan_digest; noop: nothing would change (an apply with expected_plan_digest \"\" returns noop and writes nothing); rejected: see diagnostics.", "applicable", "noop", "rejected"),
 	}), previewRequired...)
-	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as byte patches. Writes nothing; returns a diff and a plan digest."
+	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as byte patches."
 	return o.op("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead, patchInput(false), out,
 		registry.Func(func(ctx context.Context, in patchIn) (previewOut, error) {
 			var out previewOut
@@ -103,7 +103,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 }
 
 func (o *Ops) applyConceptPatch() registry.Operation {
-	desc := "Apply a previewed concept patch: the rebuilt plan must match expected_plan_digest (\"\" for a noop preview: returns noop, writes nothing) and the bundle expected_revision. An identical retry replays the receipt."
+	desc := "Apply a previewed concept patch: the rebuilt plan must match expected_plan_digest (\"\" for a noop preview: returns noop, writes nothing) and the bundle expected_revision."
 	return o.op("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate, patchInput(true), applyOutSchema,
 		registry.Func(func(ctx context.Context, in patchIn) (applyOut, error) {
 			b, err := o.open(in.BundlePath)

@@ -54,7 +54,7 @@ func (o *Ops) listConcepts() registry.Operation {
 		"bundle_path": bundlePathSchema,
 		"prefix":      schema.String("Id prefix, e.g. tables/.", 0, bundle.MaxConceptIDBytes),
 		"type":        schema.String("Exact type.", 0, 200),
-		"limit":       schema.Integer("Default 200.", 1, 1000),
+		"limit":       schema.Default(schema.Integer("", 1, 1000), 200),
 		"offset":      schema.Integer("", 0, 1_000_000),
 	}, "bundle_path")
 	row := schema.Object("", map[string]any{

@@ -34,10 +34,11 @@ type searchOut struct {
 
 func (o *Ops) searchConcepts() registry.Operation {
 	maxHits := o.cfg.Limits.MaxHits
+	defaultHits := min(50, maxHits)
 	in := schema.Object("", map[string]any{
 		"bundle_path": bundlePathSchema,
 		"query":       schema.String("Literal, case-insensitive.", 1, 500),
-		"limit":       schema.Integer("Default 50.", 1, int64(maxHits)),
+		"limit":       schema.Default(schema.Integer("", 1, int64(maxHits)), defaultHits),
 	}, "bundle_path", "query")
 	hit := schema.Object("", map[string]any{
 		"id":      conceptIDSchema,
@@ -55,7 +56,7 @@ func (o *Ops) searchConcepts() registry.Operation {
 	return o.op("search_concepts", "Search OKF concepts", desc, registry.EffectRead, in, out,
 		registry.Func(func(ctx context.Context, in searchIn) (searchOut, error) {
 			if in.Limit == 0 {
-				in.Limit = min(50, maxHits)
+				in.Limit = defaultHits
 			}
 			needle := strings.ToLower(in.Query)
 			out := searchOut{Hits: []SearchHit{}}

@@ -73,7 +73,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 		"unmapped_dates": schema.Array("Distinct dates that still need a mapping, sorted (first 100,000).",
 			schema.String("Date.", 10, 10), maxTemporalMappings),
 	}), append(append([]string(nil), previewRequired...), "unmapped_dates")...)
-	desc := "Preview upgrading date fields (stale_after, usage_window, sources[].last_modified/usage_window) to instants by explicit mappings; nothing is inferred. Writes nothing; returns a diff and a plan digest."
+	desc := "Preview upgrading date fields (stale_after, usage_window, sources[].last_modified/usage_window) to instants by explicit mappings; nothing is inferred."
 	return o.op("preview_temporal_upgrade", "Preview an OKF temporal upgrade", desc, registry.EffectRead, temporalInput(false), out,
 		registry.Func(func(ctx context.Context, in temporalIn) (temporalPreviewOut, error) {
 			req, err := compileTemporal(in.Mappings)
@@ -105,7 +105,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 }
 
 func (o *Ops) applyTemporalUpgrade() registry.Operation {
-	desc := "Apply a previewed temporal upgrade: the rebuilt plan must match plan_digest and the bundle base_revision. An identical retry replays the receipt."
+	desc := "Apply a previewed temporal upgrade: the rebuilt plan must match plan_digest and the bundle base_revision."
 	return o.op("apply_temporal_upgrade", "Apply an OKF temporal upgrade", desc, registry.EffectUpdate, temporalInput(true), applyOutSchema,
 		registry.Func(func(ctx context.Context, in temporalIn) (applyOut, error) {
 			req, err := compileTemporal(in.Mappings)

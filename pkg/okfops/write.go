@@ -75,7 +75,7 @@ func (o *Ops) writeConcept() registry.Operation {
 		"warnings":        schema.Array("Non-blocking problems in the new content.", problemSchema, 10_000),
 		"diagnostics":     schema.Array("Notes for the reviewer, e.g. caller_supplied_human_verifier; never blocking.", diagnosticSchema, 10),
 	}, "concept_id", "change_id", "idempotency_key", "actor", "base_revision", "result_revision", "changed", "created", "replayed", "warnings", "diagnostics")
-	desc := "Replace or create one whole concept; prefer patch operations where they apply. Invalid content writes nothing. An identical retry replays its receipt; after an uncertain timeout, read the concept and retry the same content."
+	desc := "Replace or create one whole concept; prefer patch operations where they apply. Invalid content writes nothing."
 	return o.op("write_concept", "Write an OKF concept", desc, registry.EffectUpdate, in, out,
 		registry.Func(func(ctx context.Context, in writeIn) (writeOut, error) { return o.write(ctx, in) }))
 }

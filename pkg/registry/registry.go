@@ -155,13 +155,17 @@ func validate(op Operation) []error {
 	if op.Handler == nil {
 		bad("missing handler")
 	}
-	for kind, raw := range map[string]json.RawMessage{"input": op.InputSchema, "output": op.OutputSchema} {
-		if len(raw) == 0 {
-			bad("missing %s schema", kind)
+	for _, s := range []struct {
+		kind  string
+		raw   json.RawMessage
+		check func(json.RawMessage) []string
+	}{{"input", op.InputSchema, schema.CheckSubset}, {"output", op.OutputSchema, schema.CheckResultSubset}} {
+		if len(s.raw) == 0 {
+			bad("missing %s schema", s.kind)
 			continue
 		}
-		for _, p := range schema.CheckSubset(raw) {
-			bad("%s schema %s", kind, p)
+		for _, p := range s.check(s.raw) {
+			bad("%s schema %s", s.kind, p)
 		}
 	}
 	return errs

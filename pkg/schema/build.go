@@ -48,9 +48,20 @@ func Matching(desc string, minLen, maxLen int, pattern string) S {
 	return s
 }
 
-// ID returns a schema for a Joplin object id.
+// Bounded returns a string schema bounded by pattern alone: an anchored
+// pattern without unbounded repetition (CheckSubset enforces this), so a
+// length bound beside it would only repeat it.
+func Bounded(desc, pattern string) S {
+	return described(S{"type": "string", "pattern": pattern}, desc)
+}
+
+// IDLength is the length of a Joplin object id.
+const IDLength = 32
+
+// ID returns a schema for a Joplin object id; Output renders it as a
+// string of IDLength characters.
 func ID(desc string) S {
-	return described(S{"type": "string", "minLength": 32, "maxLength": 32, "pattern": IDPattern}, desc)
+	return Bounded(desc, IDPattern)
 }
 
 // Enum returns a string schema limited to values.
@@ -71,6 +82,13 @@ func Bool(desc string) S {
 // Array returns an array schema of at most maxItems items.
 func Array(desc string, items S, maxItems int) S {
 	return described(S{"type": "array", "items": items, "maxItems": maxItems}, desc)
+}
+
+// Default records the value an omitted argument takes, as the JSON Schema
+// annotation default (validators do not apply it; the handler does).
+func Default(s S, v any) S {
+	s["default"] = v
+	return s
 }
 
 func described(s S, desc string) S {
@@ -112,10 +130,15 @@ var proseKeywords = map[string]bool{
 	"description": true, "title": true, "examples": true, "default": true, "$comment": true, "pattern": true,
 }
 
+// safeInteger is 2^53: JSON numbers beyond it lose precision in most
+// clients, so a bound at or past it tells a client nothing.
+const safeInteger = 1 << 53
+
 // Output renders s as a result schema: a deep copy without prose and
 // without patterns (a result is produced by the server, not parsed from a
 // caller), keeping types, properties, required, additionalProperties,
-// items, enums and bounds.
+// items, enums and bounds. An id's pattern becomes its fixed length, and
+// an integer maximum at or beyond 2^53 is left out (CheckResultSubset).
 func Output(s S) S {
 	var generic map[string]any
 	if err := json.Unmarshal(JSON(s), &generic); err != nil {
@@ -128,9 +151,13 @@ func outputNode(v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(S, len(t))
+		if t["pattern"] == IDPattern {
+			out["minLength"], out["maxLength"] = IDLength, IDLength
+		}
 		for k, x := range t {
 			switch {
 			case proseKeywords[k]:
+			case k == "maximum" && x.(float64) >= safeInteger:
 			case k == "properties" || k == "$defs":
 				named := make(map[string]any, len(x.(map[string]any)))
 				for name, sub := range x.(map[string]any) {

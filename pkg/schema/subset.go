@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"regexp/syntax"
 	"sort"
 	"strings"
 )
@@ -27,14 +28,25 @@ var allowedTypes = map[string]bool{
 	"number": true, "boolean": true, "null": true,
 }
 
-// CheckSubset reports every way raw strays outside the supported subset.
-// A nil result means the schema is accepted.
+// CheckSubset reports every way raw, an input schema, strays outside the
+// supported subset. A nil result means the schema is accepted.
 func CheckSubset(raw json.RawMessage) []string {
+	return check(raw, false)
+}
+
+// CheckResultSubset is CheckSubset for a result schema, where an integer
+// may leave out its maximum: the server produces the value, and a bound
+// at JSON's exact-integer range (2^53) would tell a client nothing.
+func CheckResultSubset(raw json.RawMessage) []string {
+	return check(raw, true)
+}
+
+func check(raw json.RawMessage, result bool) []string {
 	var root any
 	if err := json.Unmarshal(raw, &root); err != nil {
 		return []string{"schema is not valid JSON: " + err.Error()}
 	}
-	c := &checker{}
+	c := &checker{result: result}
 	obj, ok := root.(map[string]any)
 	if !ok {
 		return []string{"#: schema must be an object"}
@@ -56,6 +68,7 @@ func CheckSubset(raw json.RawMessage) []string {
 type checker struct {
 	defs     map[string]any
 	problems []string
+	result   bool
 }
 
 func (c *checker) addf(path, format string, args ...any) {
@@ -120,17 +133,54 @@ func (c *checker) node(path string, v any) {
 				c.addf(path, "array must set items")
 			}
 		case "string":
-			if _, has := s["maxLength"]; !has && !hasEnum && !hasConst {
+			if _, has := s["maxLength"]; !has && !hasEnum && !hasConst && !lengthBounding(s["pattern"]) {
 				c.addf(path, "string must set maxLength")
 			}
 		case "integer", "number":
 			if !hasEnum && !hasConst {
-				if !hasAny(s, "minimum", "exclusiveMinimum") || !hasAny(s, "maximum", "exclusiveMaximum") {
+				if !hasAny(s, "minimum", "exclusiveMinimum") || !c.result && !hasAny(s, "maximum", "exclusiveMaximum") {
 					c.addf(path, "%s must set a minimum and a maximum", t)
 				}
 			}
 		}
 	}
+}
+
+// lengthBounding reports whether pattern, anchored at both ends and free
+// of unbounded repetition, by itself bounds the length of what it matches
+// (as ^[0-9a-f]{32}$ does), so a maxLength beside it would repeat it.
+func lengthBounding(pattern any) bool {
+	p, ok := pattern.(string)
+	if !ok {
+		return false
+	}
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 ||
+		re.Sub[0].Op != syntax.OpBeginText || re.Sub[len(re.Sub)-1].Op != syntax.OpEndText {
+		return false
+	}
+	return bounded(re)
+}
+
+// bounded reports whether re matches strings of bounded length.
+func bounded(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpStar, syntax.OpPlus:
+		return false
+	case syntax.OpRepeat:
+		if re.Max < 0 {
+			return false
+		}
+	}
+	for _, sub := range re.Sub {
+		if !bounded(sub) {
+			return false
+		}
+	}
+	return true
 }
 
 func hasAny(s map[string]any, keys ...string) bool {

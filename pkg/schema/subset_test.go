@@ -53,3 +53,52 @@ func TestCheckSubsetLocalDefs(t *testing.T) {
 		t.Fatalf("bad JSON: %v", p)
 	}
 }
+
+// TestCheckSubsetPatternBoundsLength: an anchored pattern without
+// unbounded repetition bounds a string by itself; any other pattern does
+// not replace maxLength.
+func TestCheckSubsetPatternBoundsLength(t *testing.T) {
+	for pattern, ok := range map[string]bool{
+		IDPattern:            true,
+		"^([0-9a-f]{32})?$":  true,
+		"^(ab|cde){1,4}$":    true,
+		"^[0-9a-f]{32}":      false, // not anchored at the end
+		"[0-9a-f]{32}$":      false,
+		"^[a-z]+$":           false,
+		"^a{2,}$":            false,
+		"^a$|^b*$":           false,
+		"^(?:x|y*)$":         false,
+		"^[^/\\x00-\\x1f]+$": false,
+		"(":                  false,
+	} {
+		raw, _ := json.Marshal(S{"type": "object", "additionalProperties": false,
+			"properties": S{"a": S{"type": "string", "pattern": pattern}}})
+		if p := CheckSubset(raw); (p == nil) != ok {
+			t.Errorf("pattern %q: problems %v, want accepted=%v", pattern, p, ok)
+		}
+	}
+}
+
+// TestCheckResultSubsetIntegerMaximum: a result integer may leave out its
+// maximum; an input integer may not, and neither may leave out a minimum.
+func TestCheckResultSubsetIntegerMaximum(t *testing.T) {
+	noMax := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"a":{"type":"integer","minimum":0}}}`)
+	noMin := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"a":{"type":"integer","maximum":9}}}`)
+	if p := CheckResultSubset(noMax); p != nil {
+		t.Errorf("result integer without maximum rejected: %v", p)
+	}
+	if p := CheckSubset(noMax); p == nil {
+		t.Error("input integer without maximum accepted")
+	}
+	if p := CheckResultSubset(noMin); p == nil {
+		t.Error("result integer without minimum accepted")
+	}
+	for name, raw := range map[string]string{
+		"unbounded string": `{"type":"object","additionalProperties":false,"properties":{"a":{"type":"string"}}}`,
+		"open object":      `{"type":"object","properties":{}}`,
+	} {
+		if p := CheckResultSubset(json.RawMessage(raw)); p == nil {
+			t.Errorf("result %s accepted", name)
+		}
+	}
+}
