@@ -20,10 +20,10 @@ const maxChanges = 1000
 
 // The change operations beyond the body edits of noteedit.
 const (
-	opTitle = "title"
-	opMove  = "move"
-	opTag   = "tag"
-	opUntag = "untag"
+	opTitle  = "title"
+	opMove   = "move"
+	opTag    = "tag"
+	opUntag  = "untag"
 	opTodo   = "todo"
 	opUntodo = "untodo"
 	opDue    = "due"
