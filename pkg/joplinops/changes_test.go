@@ -32,7 +32,7 @@ type bridge struct {
 	ex *executor.Executor
 }
 
-func newBridge(t *testing.T, url, state string) bridge {
+func newBridge(t testing.TB, url, state string) bridge {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte(token), 0o600)

@@ -1,9 +1,12 @@
 // Package notereceipt is the durable store of Joplin edit receipts: for each
 // applied or undone plan, every note's pre-image and result, and which notes
 // were written. A receipt is two files in the store directory: <id>.json,
-// written once atomically before the first note is written, and
-// <id>.marks, an append-only, fsynced line per note written and a final
-// "done" line. Receipts hold note text: the directory is 0700 and the files
+// written once atomically and synced before the first note is written, and
+// <id>.marks, an append-only line per note written, the last one also
+// saying "done". Marks are not synced: they are progress hints. A mark lost
+// in a crash costs only reads, because whoever completes a receipt compares
+// each note with its pre-image and result and never writes a note that is
+// already as the receipt wants it. Receipts hold note text: the directory is 0700 and the files
 // 0600, and nothing here logs. The store is bounded in count, age and
 // total size (Limits); the oldest receipts go first.
 package notereceipt
@@ -60,9 +63,52 @@ type Header struct {
 // Receipt is a header with its notes and progress.
 type Receipt struct {
 	Header
-	Notes   []Note          `json:"notes"`
+	Notes   []Note          `json:"-"`
 	Written map[string]bool `json:"-"`
 	Done    bool            `json:"-"`
+}
+
+// storedNote is a Note as the receipt file holds it: the result's body is
+// kept as a splice of the pre-image's (a one-line edit of a long note costs
+// one line, not a second copy of the note).
+type storedNote struct {
+	ID              string `json:"id"`
+	BaseUpdatedTime int64  `json:"base_updated_time"`
+	Before          State  `json:"before"`
+	After           State  `json:"after"` // Body empty; see Splice
+	Splice          splice `json:"after_body"`
+}
+
+// splice rebuilds a body from another: its first Prefix bytes, Middle, and
+// its last Suffix bytes.
+type splice struct {
+	Prefix int    `json:"prefix"`
+	Middle string `json:"middle"`
+	Suffix int    `json:"suffix"`
+}
+
+func makeSplice(before, after string) splice {
+	p := 0
+	for p < len(before) && p < len(after) && before[p] == after[p] {
+		p++
+	}
+	s := 0
+	for s < len(before)-p && s < len(after)-p && before[len(before)-1-s] == after[len(after)-1-s] {
+		s++
+	}
+	return splice{Prefix: p, Middle: after[p : len(after)-s], Suffix: s}
+}
+
+func (sp splice) apply(before string) (string, error) {
+	if sp.Prefix < 0 || sp.Suffix < 0 || sp.Prefix+sp.Suffix > len(before) {
+		return "", errors.New("splice out of range")
+	}
+	return before[:sp.Prefix] + sp.Middle + before[len(before)-sp.Suffix:], nil
+}
+
+type receiptFile struct {
+	Header
+	Notes []storedNote `json:"notes"`
 }
 
 // Limits bounds the store.
@@ -116,7 +162,14 @@ func (s *Store) Create(r *Receipt) error {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return fmt.Errorf("notereceipt: create directory: %w", err)
 	}
-	raw, err := json.Marshal(r)
+	file := receiptFile{Header: r.Header}
+	for _, n := range r.Notes {
+		sn := storedNote{ID: n.ID, BaseUpdatedTime: n.BaseUpdatedTime, Before: n.Before, After: n.After,
+			Splice: makeSplice(n.Before.Body, n.After.Body)}
+		sn.After.Body = ""
+		file.Notes = append(file.Notes, sn)
+	}
+	raw, err := json.Marshal(file)
 	if err != nil {
 		return fmt.Errorf("notereceipt: encode: %w", err)
 	}
@@ -126,14 +179,16 @@ func (s *Store) Create(r *Receipt) error {
 	}
 	// The header line comes first so listings read only that line.
 	content := append(append(head, '\n'), raw...)
-	if err := writeAtomic(s.dir, r.ID+".json", content); err != nil {
+	if err := writeAtomic(s.dir, r.ID+".json", content, r.Created); err != nil {
 		return err
 	}
 	r.Written = map[string]bool{}
 	return s.prune(r.ID)
 }
 
-func writeAtomic(dir, name string, content []byte) error {
+// writeAtomic writes dir/name durably, all or nothing, with modification
+// time mtime (the receipt's creation, which pruning reads).
+func writeAtomic(dir, name string, content []byte, mtime time.Time) error {
 	f, err := os.CreateTemp(dir, ".tmp-*")
 	if err != nil {
 		return fmt.Errorf("notereceipt: temporary file: %w", err)
@@ -150,6 +205,9 @@ func writeAtomic(dir, name string, content []byte) error {
 	}
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("notereceipt: close: %w", err)
+	}
+	if err := os.Chtimes(tmp, mtime, mtime); err != nil {
+		return fmt.Errorf("notereceipt: set time: %w", err)
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 		return fmt.Errorf("notereceipt: rename: %w", err)
@@ -169,18 +227,29 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// MarkWritten records durably that note was written (Joplin answered with
-// updatedTime).
+// MarkWritten records (not synced) that note was written (Joplin answered with
+// updatedTime). When it was the last unwritten note, the same line marks r
+// done (one sync instead of two).
 func (s *Store) MarkWritten(r *Receipt, note string, updatedTime int64) error {
-	if err := s.appendMark(r.ID, marker{Note: note, UpdatedTime: updatedTime}); err != nil {
+	last := !r.Written[note]
+	for _, n := range r.Notes {
+		if n.ID != note && !r.Written[n.ID] {
+			last = false
+		}
+	}
+	if err := s.appendMark(r.ID, marker{Note: note, UpdatedTime: updatedTime, Done: last}); err != nil {
 		return err
 	}
 	r.Written[note] = true
+	r.Done = r.Done || last
 	return nil
 }
 
-// MarkDone records durably that every note of r is settled.
+// MarkDone records (not synced) that every note of r is settled.
 func (s *Store) MarkDone(r *Receipt) error {
+	if r.Done {
+		return nil
+	}
 	if err := s.appendMark(r.ID, marker{Done: true}); err != nil {
 		return err
 	}
@@ -208,10 +277,6 @@ func (s *Store) appendMark(id string, m marker) error {
 		f.Close()
 		return fmt.Errorf("notereceipt: write mark: %w", err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("notereceipt: sync mark: %w", err)
-	}
 	return f.Close()
 }
 
@@ -232,9 +297,17 @@ func (s *Store) Load(id string) (r *Receipt, ok bool, err error) {
 	if _, err := br.ReadString('\n'); err != nil {
 		return nil, false, fmt.Errorf("notereceipt: receipt %s is unreadable", id)
 	}
-	r = &Receipt{}
-	if err := json.NewDecoder(br).Decode(r); err != nil {
+	var file receiptFile
+	if err := json.NewDecoder(br).Decode(&file); err != nil {
 		return nil, false, fmt.Errorf("notereceipt: receipt %s is unreadable", id)
+	}
+	r = &Receipt{Header: file.Header}
+	for _, sn := range file.Notes {
+		n := Note{ID: sn.ID, BaseUpdatedTime: sn.BaseUpdatedTime, Before: sn.Before, After: sn.After}
+		if n.After.Body, err = sn.Splice.apply(sn.Before.Body); err != nil {
+			return nil, false, fmt.Errorf("notereceipt: receipt %s is unreadable", id)
+		}
+		r.Notes = append(r.Notes, n)
 	}
 	if err := s.readMarks(r); err != nil {
 		return nil, false, err
@@ -258,11 +331,10 @@ func (s *Store) readMarks(r *Receipt) error {
 		if line == "" || json.Unmarshal([]byte(line), &m) != nil {
 			continue
 		}
-		if m.Done {
-			r.Done = true
-		} else if m.Note != "" {
+		if m.Note != "" {
 			r.Written[m.Note] = true
 		}
+		r.Done = r.Done || m.Done
 	}
 	return nil
 }
@@ -331,30 +403,49 @@ func (s *Store) summary(id string) (Summary, error) {
 }
 
 // prune removes receipts (oldest first) beyond the count and size bounds
-// and those older than MaxAge, keeping keep.
+// and those older than MaxAge, keeping keep. It reads only directory
+// entries: a receipt's age is its file's modification time (written once).
 func (s *Store) prune(keep string) error {
-	all, err := s.List()
+	entries, err := os.ReadDir(s.dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("notereceipt: list: %w", err)
 	}
+	type file struct {
+		id    string
+		mtime time.Time
+		bytes int64
+	}
+	var files []file
 	var total int64
-	for _, sum := range all {
-		total += sum.Bytes
-	}
-	count := len(all)
-	cutoff := s.now().Add(-s.limits.MaxAge)
-	for _, sum := range all {
-		over := count > s.limits.MaxReceipts || total > s.limits.MaxBytes || sum.Created.Before(cutoff)
-		if !over || sum.ID == keep {
+	sizes := map[string]int64{}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil {
 			continue
 		}
-		for _, name := range []string{sum.ID + ".json", sum.ID + ".marks"} {
+		if id, ok := strings.CutSuffix(e.Name(), ".marks"); ok {
+			sizes[id] += info.Size()
+			total += info.Size()
+		} else if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && ValidID(id) {
+			files = append(files, file{id: id, mtime: info.ModTime(), bytes: info.Size()})
+			total += info.Size()
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].mtime.Before(files[j].mtime) })
+	count := len(files)
+	cutoff := s.now().Add(-s.limits.MaxAge)
+	for _, f := range files {
+		over := count > s.limits.MaxReceipts || total > s.limits.MaxBytes || f.mtime.Before(cutoff)
+		if !over || f.id == keep {
+			continue
+		}
+		for _, name := range []string{f.id + ".json", f.id + ".marks"} {
 			if err := os.Remove(filepath.Join(s.dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("notereceipt: prune: %w", err)
 			}
 		}
 		count--
-		total -= sum.Bytes
+		total -= f.bytes + sizes[f.id]
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,5 +82,28 @@ func TestPruneByCountAgeAndSize(t *testing.T) {
 	}
 	if sums, _ = s.List(); len(sums) != 1 || sums[0].ID != id(10) {
 		t.Fatalf("size bound keeps only the new receipt: %+v", sums)
+	}
+}
+
+// TestResultBodyIsStoredAsASplice: a one-line edit of a long note stores
+// the note once, and the result body comes back exact.
+func TestResultBodyIsStoredAsASplice(t *testing.T) {
+	s := Open(t.TempDir(), DefaultLimits)
+	long := strings.Repeat("a line of text\n", 10_000)
+	edited := strings.Replace(long, "a line", "one liné", 1)
+	r := &Receipt{Header: Header{ID: id(1), Kind: KindApply}, Notes: []Note{
+		{ID: "n", Before: State{Title: "t", Body: long}, After: State{Title: "u", Body: edited}},
+		{ID: "m", Before: State{Body: "xyz"}, After: State{Body: ""}},
+	}}
+	if err := s.Create(r); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := s.Load(id(1))
+	if err != nil || got.Notes[0].After.Body != edited || got.Notes[0].After.Title != "u" || got.Notes[1].After.Body != "" {
+		t.Fatalf("round trip: %v", err)
+	}
+	sums, _ := s.List()
+	if sums[0].Bytes > int64(len(long))+2000 {
+		t.Fatalf("receipt of %d bytes stores the body twice", sums[0].Bytes)
 	}
 }

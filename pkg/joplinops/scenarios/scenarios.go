@@ -52,7 +52,7 @@ func All(t *testing.T, env Env) {
 }
 
 // Folder creates a notebook directly in Joplin and returns its id.
-func Folder(t *testing.T, env Env, title, parent string) string {
+func Folder(t testing.TB, env Env, title, parent string) string {
 	t.Helper()
 	body := map[string]any{"title": title}
 	if parent != "" {
