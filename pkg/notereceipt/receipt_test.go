@@ -103,7 +103,7 @@ func TestResultBodyIsStoredAsASplice(t *testing.T) {
 		t.Fatalf("round trip: %v", err)
 	}
 	sums, _ := s.List()
-	if sums[0].Bytes > int64(len(long))+2000 {
+	if sums[0].Bytes > int64(len(long))*12/10 { // JSON escapes each line break
 		t.Fatalf("receipt of %d bytes stores the body twice", sums[0].Bytes)
 	}
 }
