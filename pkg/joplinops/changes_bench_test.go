@@ -26,7 +26,7 @@ func BenchmarkOneLineEdit100KB(b *testing.B) {
 	fake := joplinfake.New(token)
 	srv := httptest.NewServer(fake)
 	b.Cleanup(srv.Close)
-	br := newBridge(b, srv.URL, b.TempDir())
+	br := newProcBridge(b, srv.URL, b.TempDir())
 	env := br.env()
 	nb := scenarios.Folder(b, env, "Bench", "")
 	body := scenarios.BigBody(100_000)

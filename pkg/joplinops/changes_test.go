@@ -25,14 +25,14 @@ import (
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
-// bridge is one bridge process: an executor over the Joplin at url with
+// procBridge is one bridge process: an executor over the Joplin at url with
 // receipts in state.
-type bridge struct {
+type procBridge struct {
 	jc *joplin.Client
 	ex *executor.Executor
 }
 
-func newBridge(t testing.TB, url, state string) bridge {
+func newProcBridge(t testing.TB, url, state string) procBridge {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte(token), 0o600)
@@ -49,17 +49,17 @@ func newBridge(t testing.TB, url, state string) bridge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bridge{jc: jc, ex: ex}
+	return procBridge{jc: jc, ex: ex}
 }
 
-func (b bridge) env() scenarios.Env {
+func (b procBridge) env() scenarios.Env {
 	return scenarios.Env{Joplin: b.jc, Call: func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
 		raw, _ := json.Marshal(args)
 		return b.ex.Call(ctx, registry.MCPStdio, name, raw)
 	}}
 }
 
-func (b bridge) call(t *testing.T, name string, args, out any) *domainerr.Error {
+func (b procBridge) call(t *testing.T, name string, args, out any) *domainerr.Error {
 	t.Helper()
 	res, derr := b.env().Call(context.Background(), name, args)
 	if derr == nil && out != nil {
@@ -151,7 +151,7 @@ func TestApplyInterruptedPartWayCompletesWithoutRewriting(t *testing.T) {
 				faulty.ServeHTTP(w, r)
 			}))
 			defer srv.Close()
-			first := newBridge(t, srv.URL, state)
+			first := newProcBridge(t, srv.URL, state)
 			ids, changes := seedNotes(t, first.env(), 5)
 			var p scenarios.Preview
 			if derr := first.call(t, "preview_note_changes", map[string]any{"changes": changes}, &p); derr != nil || p.PlanDigest == "" {
@@ -166,7 +166,7 @@ func TestApplyInterruptedPartWayCompletesWithoutRewriting(t *testing.T) {
 				t.Fatalf("written before the interruption: %s", w)
 			}
 
-			second := newBridge(t, srv.URL, state)
+			second := newProcBridge(t, srv.URL, state)
 			var a scenarios.Applied
 			if derr := second.call(t, "apply_note_changes", args, &a); derr != nil || a.Status != "completed" || a.Written != 5 {
 				t.Fatalf("re-apply: %v %+v", derr, a)
@@ -207,7 +207,7 @@ func TestApplyRereadsEachNoteRightBeforeItsWrite(t *testing.T) {
 		fake.ServeHTTP(httptest.NewRecorder(), ext)
 	}))
 	defer srv.Close()
-	b := newBridge(t, srv.URL, t.TempDir())
+	b := newProcBridge(t, srv.URL, t.TempDir())
 	var changes []scenarios.Change
 	ids, changes = seedNotes(t, b.env(), 4)
 	var p scenarios.Preview
@@ -234,7 +234,7 @@ func TestReceiptsArePrivate(t *testing.T) {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	state := t.TempDir()
-	b := newBridge(t, srv.URL, state)
+	b := newProcBridge(t, srv.URL, state)
 	_, changes := seedNotes(t, b.env(), 1)
 	var p scenarios.Preview
 	b.call(t, "preview_note_changes", map[string]any{"changes": changes}, &p)
