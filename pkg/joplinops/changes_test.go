@@ -36,6 +36,11 @@ func newProcBridge(t testing.TB, url, state string) procBridge {
 	t.Helper()
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(tokenFile, []byte(token), 0o600)
+	return newProcBridgeToken(t, url, tokenFile, state)
+}
+
+func newProcBridgeToken(t testing.TB, url, tokenFile, state string) procBridge {
+	t.Helper()
 	jc, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tokenFile, AvailabilityWait: time.Second})
 	if err != nil {
 		t.Fatal(err)
