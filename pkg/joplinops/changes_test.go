@@ -257,3 +257,52 @@ func TestReceiptsArePrivate(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanBoundsAndUndoOfUndo: a plan over 101 notes is INVALID_ARGUMENT; a
+// preview of 100 rewritten notes keeps its diffs within the bound and
+// counts what it cut; an undo is a receipt that can itself be undone.
+func TestPlanBoundsAndUndoOfUndo(t *testing.T) {
+	fake := joplinfake.New(token)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	b := newProcBridge(t, srv.URL, t.TempDir())
+	nb := scenarios.Folder(t, b.env(), "Bounds", "")
+	var changes []scenarios.Change
+	var ids []string
+	for i := 0; i < 101; i++ {
+		id := scenarios.SeedNote(t, b.env(), nb, fmt.Sprintf("n%d", i), strings.Repeat(fmt.Sprintf("old line %d\n", i), 200))
+		ids = append(ids, id)
+		changes = append(changes, scenarios.Change{"note": id, "op": "replace", "find": "old", "text": "new", "count": 200})
+	}
+	derr := b.call(t, "preview_note_changes", map[string]any{"changes": changes}, nil)
+	if derr == nil || derr.Code != domainerr.InvalidArgument || !strings.Contains(fmt.Sprint(derr.Details), "at most 100") {
+		t.Fatalf("101 notes: %v", derr)
+	}
+	var p scenarios.Preview
+	if derr := b.call(t, "preview_note_changes", map[string]any{"changes": changes[:100]}, &p); derr != nil || len(p.Notes) != 100 {
+		t.Fatalf("100 notes: %v", derr)
+	}
+	total, cut := 0, 0
+	for _, n := range p.Notes {
+		total += len(n.Diff)
+		cut += n.Cut
+	}
+	if total > 60_000 || cut == 0 {
+		t.Fatalf("diffs: %d bytes, %d lines cut", total, cut)
+	}
+	one := changes[:1]
+	var a scenarios.Applied
+	_, a = scenarios.PreviewAndApply(t, b.env(), one)
+	var u, uu scenarios.Undone
+	if derr := b.call(t, "undo_note_changes", map[string]any{"receipt_id": a.ReceiptID}, &u); derr != nil || u.Restored != 1 {
+		t.Fatalf("undo: %v %+v", derr, u)
+	}
+	if derr := b.call(t, "undo_note_changes", map[string]any{"receipt_id": u.ReceiptID}, &uu); derr != nil || uu.Restored != 1 {
+		t.Fatalf("undo of the undo: %v %+v", derr, uu)
+	}
+	var n struct{ Body string }
+	b.jc.Get(context.Background(), "/notes/"+ids[0], url.Values{"fields": {"body"}}, &n)
+	if !strings.HasPrefix(n.Body, "new line 0") {
+		t.Fatalf("after undoing the undo: %q", n.Body[:20])
+	}
+}
