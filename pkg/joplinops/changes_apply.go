@@ -57,9 +57,15 @@ func (o *Ops) doApply(ctx context.Context, in changesIn) (applyOut, error) {
 		return applyOut{}, err
 	}
 	defer unlock()
+	request := requestDigest(in.Changes)
 	if rec, ok, err := st.Load(in.PlanDigest); err != nil {
 		return applyOut{}, err
 	} else if ok && rec.Kind == notereceipt.KindApply {
+		if rec.Request != request {
+			return applyOut{}, domainerr.New(domainerr.ReceiptConflict,
+				"plan_digest names a receipt made by other changes; nothing was written; preview these changes and apply with their digest").
+				WithDetails(map[string]any{"receipt_id": rec.ID})
+		}
 		if rec.Done {
 			return applyOut{Status: "replayed", ReceiptID: rec.ID, Written: len(rec.Written)}, nil
 		}
@@ -78,7 +84,7 @@ func (o *Ops) doApply(ctx context.Context, in changesIn) (applyOut, error) {
 	if p.Digest != in.PlanDigest {
 		return applyOut{}, o.mismatch(p, in.PlanDigest)
 	}
-	rec := &notereceipt.Receipt{Header: notereceipt.Header{ID: p.Digest, Kind: notereceipt.KindApply, PlanDigest: p.Digest}}
+	rec := &notereceipt.Receipt{Header: notereceipt.Header{ID: p.Digest, Kind: notereceipt.KindApply, PlanDigest: p.Digest, Request: request}}
 	for _, n := range p.Notes {
 		if n.changed() {
 			rec.Notes = append(rec.Notes, notereceipt.Note{ID: n.ID, BaseUpdatedTime: n.UpdatedTime, Before: n.Before, After: n.After})

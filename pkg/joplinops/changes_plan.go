@@ -263,6 +263,14 @@ func planDigest(cs []change, notes []plannedNote) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// requestDigest identifies the changes of a request, so a plan digest
+// paired with other changes is not taken for its own replay.
+func requestDigest(cs []change) string {
+	raw, _ := json.Marshal(cs)
+	sum := sha256.Sum256(append([]byte("joplin-note-changes-request/1\n"), raw...))
+	return hex.EncodeToString(sum[:])
+}
+
 type previewNote struct {
 	ID          string `json:"id"`
 	UpdatedTime int64  `json:"updated_time"`

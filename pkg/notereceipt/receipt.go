@@ -54,6 +54,7 @@ type Header struct {
 	ID         string    `json:"id"`
 	Kind       string    `json:"kind"`
 	PlanDigest string    `json:"plan_digest,omitempty"`
+	Request    string    `json:"request,omitempty"` // digest of the request that made the receipt
 	Undoes     string    `json:"undoes,omitempty"`
 	Created    time.Time `json:"created"`
 	NoteIDs    []string  `json:"note_ids"`

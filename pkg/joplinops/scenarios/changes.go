@@ -159,6 +159,8 @@ func oneLineEdit(t *testing.T, env Env) {
 	if again.Status != "replayed" || again.ReceiptID != a.ReceiptID || readNote(t, env, id).UpdatedTime != after.UpdatedTime {
 		t.Fatalf("re-apply: %+v", again)
 	}
+	other := []Change{{"note": id, "op": "append", "text": "other changes"}}
+	wantErr(t, env, "apply_note_changes", map[string]any{"changes": other, "plan_digest": p.PlanDigest}, domainerr.ReceiptConflict)
 	var u Undone
 	mustCall(t, env, "undo_note_changes", map[string]any{"receipt_id": a.ReceiptID}, &u)
 	if u.Status != "undone" || u.Restored != 1 || len(u.Skipped) != 0 || readNote(t, env, id).Body != body {
