@@ -9,7 +9,8 @@ import (
 
 // TestNoteChangesConsequentiality: previewing note changes is a read
 // (x-openai-isConsequential false); applying and undoing them write (true)
-// and answer PLAN_MISMATCH and UNDO_CONFLICT with 409 (issue #17).
+// and answer PLAN_MISMATCH, RECEIPT_CONFLICT and UNDO_CONFLICT with 409
+// (issue #17).
 func TestNoteChangesConsequentiality(t *testing.T) {
 	raw, err := actions.Document(catalogRegistry(t), origin, "test")
 	if err != nil {
@@ -29,7 +30,7 @@ func TestNoteChangesConsequentiality(t *testing.T) {
 			t.Errorf("%s: x-openai-isConsequential %v, want %v", name, op.Consequential, want)
 		}
 	}
-	if actions.Status("PLAN_MISMATCH") != 409 || actions.Status("UNDO_CONFLICT") != 409 {
-		t.Error("PLAN_MISMATCH and UNDO_CONFLICT must answer 409")
+	if actions.Status("PLAN_MISMATCH") != 409 || actions.Status("UNDO_CONFLICT") != 409 || actions.Status("RECEIPT_CONFLICT") != 409 {
+		t.Error("PLAN_MISMATCH, RECEIPT_CONFLICT and UNDO_CONFLICT must answer 409")
 	}
 }

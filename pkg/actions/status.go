@@ -19,7 +19,7 @@ func Status(code domainerr.Code) int {
 	case domainerr.NotFound, domainerr.UnknownOperation, domainerr.NotExposed, domainerr.PublicDomainRequired:
 		return http.StatusNotFound
 	case domainerr.NoteAlreadyExists, domainerr.NotebookAlreadyExists, domainerr.TagAlreadyExists, domainerr.ResourceAlreadyExists,
-		domainerr.PlanMismatch, domainerr.UndoConflict:
+		domainerr.PlanMismatch, domainerr.UndoConflict, domainerr.ReceiptConflict:
 		return http.StatusConflict
 	case domainerr.RequestTooLarge, domainerr.ResourceTooLarge:
 		return http.StatusRequestEntityTooLarge
