@@ -36,7 +36,7 @@ type Edit struct {
 
 // Problem is an edit that cannot apply to the body: no match, an
 // unexpected number of matches, a heading missing or repeated. Its message
-// never quotes the body.
+// quotes neither the body nor the edit.
 type Problem struct{ Reason string }
 
 func (p *Problem) Error() string { return p.Reason }
@@ -62,7 +62,7 @@ func Apply(body string, e Edit) (string, error) {
 	case SetSection, DeleteSection, InsertAfter:
 		return section(body, e.Op, e.Heading, text, eol)
 	}
-	return "", problem("unknown edit op %q", e.Op)
+	return "", problem("unknown edit op")
 }
 
 // EOL returns the body's line ending: "\r\n" when most of its line breaks
@@ -134,9 +134,9 @@ func section(body, op, heading, text, eol string) (string, error) {
 	}
 	switch {
 	case n == 0:
-		return "", problem("heading %q is missing", heading)
+		return "", problem("heading is missing")
 	case n > 1:
-		return "", problem("heading %q appears %d times", heading, n)
+		return "", problem("heading appears %d times", n)
 	}
 	level := 0
 	end := len(lines)
