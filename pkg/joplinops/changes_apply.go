@@ -228,8 +228,9 @@ func (o *Ops) writeNote(ctx context.Context, n notereceipt.Note, putFields bool,
 }
 
 // partial reports a stop part-way through rec at note id: err from Joplin
-// keeps its code, nil means the note changed (PLAN_MISMATCH). Either way
-// the receipt says which notes were written.
+// keeps its code, nil means the note changed (PLAN_MISMATCH, or
+// UNDO_CONFLICT for an undo). Either way the receipt says which notes were
+// written.
 func (o *Ops) partial(rec *notereceipt.Receipt, id string, err error) error {
 	written := []string{}
 	for _, n := range rec.Notes {
@@ -240,8 +241,12 @@ func (o *Ops) partial(rec *notereceipt.Receipt, id string, err error) error {
 	details := map[string]any{"receipt_id": rec.ID, "note_id": id, "written": written}
 	if err == nil {
 		details["moved"] = []string{id}
-		return domainerr.New(domainerr.PlanMismatch,
-			"note %s changed since the plan was made; the notes in details.written were written (undo_note_changes can restore them)", id).
+		code := domainerr.PlanMismatch
+		if rec.Kind == notereceipt.KindUndo {
+			code = domainerr.UndoConflict
+		}
+		return domainerr.New(code,
+			"note %s changed during the write; the notes in details.written were written (receipt %s can be undone)", id, rec.ID).
 			WithDetails(details)
 	}
 	de, ok := domainerr.As(err)
