@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -128,7 +129,22 @@ type Store struct {
 	dir    string
 	limits Limits
 	now    func() time.Time
+
+	mu   sync.Mutex
+	view view // what the last directory scan found, plus receipts made since
 }
+
+// view lets Create skip the directory scan while the store is surely
+// within its bounds. Other processes sharing the directory are seen at the
+// next scan, at the latest rescanEvery after the last one.
+type view struct {
+	at     time.Time
+	count  int
+	bytes  int64
+	oldest time.Time
+}
+
+const rescanEvery = 10 * time.Minute
 
 // Open returns the store in dir; nothing is created until the first receipt.
 func Open(dir string, l Limits) *Store {
@@ -184,7 +200,7 @@ func (s *Store) Create(r *Receipt) error {
 		return err
 	}
 	r.Written = map[string]bool{}
-	return s.prune(r.ID)
+	return s.prune(r.ID, int64(len(content)))
 }
 
 // writeAtomic writes dir/name durably, all or nothing, with modification
@@ -404,9 +420,23 @@ func (s *Store) summary(id string) (Summary, error) {
 }
 
 // prune removes receipts (oldest first) beyond the count and size bounds
-// and those older than MaxAge, keeping keep. It reads only directory
-// entries: a receipt's age is its file's modification time (written once).
-func (s *Store) prune(keep string) error {
+// and those older than MaxAge, keeping keep (just made, added bytes). It
+// scans the directory only when the view says a bound may be passed, or the
+// view is stale; a scan reads directory entries only: a receipt's age is
+// its file's modification time (set to its creation).
+func (s *Store) prune(keep string, added int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	cutoff := now.Add(-s.limits.MaxAge)
+	v := &s.view
+	if !v.at.IsZero() && now.Sub(v.at) < rescanEvery {
+		v.count++
+		v.bytes += added
+		if v.count <= s.limits.MaxReceipts && v.bytes <= s.limits.MaxBytes && !v.oldest.Before(cutoff) {
+			return nil
+		}
+	}
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return fmt.Errorf("notereceipt: list: %w", err)
@@ -434,10 +464,13 @@ func (s *Store) prune(keep string) error {
 	}
 	sort.Slice(files, func(i, j int) bool { return files[i].mtime.Before(files[j].mtime) })
 	count := len(files)
-	cutoff := s.now().Add(-s.limits.MaxAge)
+	oldest := now
 	for _, f := range files {
 		over := count > s.limits.MaxReceipts || total > s.limits.MaxBytes || f.mtime.Before(cutoff)
 		if !over || f.id == keep {
+			if f.mtime.Before(oldest) {
+				oldest = f.mtime
+			}
 			continue
 		}
 		for _, name := range []string{f.id + ".json", f.id + ".marks"} {
@@ -448,5 +481,6 @@ func (s *Store) prune(keep string) error {
 		count--
 		total -= f.bytes + sizes[f.id]
 	}
+	*v = view{at: now, count: count, bytes: total, oldest: oldest}
 	return nil
 }
