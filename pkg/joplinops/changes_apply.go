@@ -147,11 +147,13 @@ func (o *Ops) writeNotes(ctx context.Context, st *notereceipt.Store, rec *notere
 		curTags := n.Before.Tags
 		putFields := true
 		if resume {
-			_, cur, err := o.readState(ctx, n.ID, n.After.Tags != nil)
+			note, cur, err := o.readState(ctx, n.ID, n.After.Tags != nil)
 			if err != nil {
 				return o.partial(rec, n.ID, err)
 			}
 			switch {
+			case note.DeletedTime > 0:
+				return o.partial(rec, n.ID, nil)
 			case sameFields(cur, n.After):
 				putFields = false
 			case !sameFields(cur, n.Before):
