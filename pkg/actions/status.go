@@ -18,7 +18,8 @@ func Status(code domainerr.Code) int {
 		return http.StatusForbidden
 	case domainerr.NotFound, domainerr.UnknownOperation, domainerr.NotExposed, domainerr.PublicDomainRequired:
 		return http.StatusNotFound
-	case domainerr.NoteAlreadyExists, domainerr.NotebookAlreadyExists, domainerr.TagAlreadyExists, domainerr.ResourceAlreadyExists:
+	case domainerr.NoteAlreadyExists, domainerr.NotebookAlreadyExists, domainerr.TagAlreadyExists, domainerr.ResourceAlreadyExists,
+		domainerr.PlanMismatch, domainerr.UndoConflict, domainerr.ReceiptConflict:
 		return http.StatusConflict
 	case domainerr.RequestTooLarge, domainerr.ResourceTooLarge:
 		return http.StatusRequestEntityTooLarge

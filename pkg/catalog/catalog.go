@@ -9,6 +9,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/okfops"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
@@ -23,7 +24,9 @@ type Config struct {
 	JoplinLimits joplinops.Limits
 	// JoplinLockDir, when set, holds the lock file that serialises
 	// duplicate-checked Joplin writes across processes (the state
-	// directory); empty serialises them within the process only.
+	// directory); empty serialises them within the process only. It also
+	// holds the receipts of reviewed note edits; without it apply and
+	// undo of note changes fail.
 	JoplinLockDir string
 	OKF           okfops.Config
 	// Enabled names the toolsets to include; empty means all.
@@ -64,7 +67,8 @@ func Build(cfg Config) (*registry.Registry, error) {
 	if contains(enabled, joplinops.Toolset) {
 		var opts []joplinops.Option
 		if cfg.JoplinLockDir != "" {
-			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir))
+			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir),
+				joplinops.WithReceiptDir(cfg.JoplinLockDir, notereceipt.DefaultLimits))
 		}
 		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits, opts...)...)
 	}

@@ -45,6 +45,7 @@ const (
 	BundleCorrupt         Code = "BUNDLE_CORRUPT"
 	PlanMismatch          Code = "PLAN_MISMATCH"
 	ReceiptConflict       Code = "RECEIPT_CONFLICT"
+	UndoConflict          Code = "UNDO_CONFLICT"
 	SessionLimit          Code = "SESSION_LIMIT"
 	Internal              Code = "INTERNAL"
 )
@@ -56,7 +57,7 @@ var AllCodes = []Code{
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
-	PlanMismatch, ReceiptConflict, SessionLimit, Internal,
+	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must

@@ -4,6 +4,7 @@ package joplinops
 
 import (
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
 )
@@ -32,6 +33,10 @@ type Ops struct {
 	// within the process; lockPath, when set, across processes (lock.go).
 	createSlot chan struct{}
 	lockPath   string
+	// receipts holds the receipts of reviewed edits (changes_apply.go);
+	// memo, the bases of recent previews.
+	receipts *notereceipt.Store
+	memo     previewMemo
 }
 
 // Option configures the operations.
@@ -48,6 +53,7 @@ func Operations(c *joplin.Client, limits Limits, opts ...Option) []registry.Oper
 	var ops []registry.Operation
 	ops = append(ops, o.joplinStatus())
 	ops = append(ops, o.noteOps()...)
+	ops = append(ops, o.planOps()...)
 	ops = append(ops, o.notebookOps()...)
 	ops = append(ops, o.tagOps()...)
 	ops = append(ops, o.resourceOps()...)

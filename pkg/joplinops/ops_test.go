@@ -18,6 +18,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -89,7 +90,8 @@ func newExecutor(t testing.TB, baseURL, tokenFile string, wait time.Duration) (*
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits)...)
+	reg, err := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits,
+		joplinops.WithReceiptDir(t.TempDir(), notereceipt.DefaultLimits))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,9 @@ import (
 )
 
 // runJournal lists the operator journal of uncertain writes, or shows one
-// entry: `notebridge journal [show N]`. It is for operators, not agents.
+// entry: `notebridge journal [show N]`; `receipts` lists the receipts of
+// reviewed note edits and `receipt ID` shows one (ids and sizes, never
+// note text). It is for operators, not agents.
 func runJournal(args []string, stdout, stderr io.Writer) error {
 	var c config
 	fs := flag.NewFlagSet("journal", flag.ContinueOnError)
@@ -50,6 +52,10 @@ func runJournal(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "%d\t%s\t%s\t%s\t%s\n", i+1, e.Time.Format("2006-01-02T15:04:05Z07:00"), e.Operation, e.Code, strings.Join(keys, " "))
 		}
 		return readErr
+	case rest[0] == "receipts" && len(rest) == 1:
+		return listReceipts(c.StateDir, stdout)
+	case rest[0] == "receipt" && len(rest) == 2:
+		return showReceipt(c.StateDir, rest[1], stdout)
 	case rest[0] == "show" && len(rest) == 2:
 		n, err := strconv.Atoi(rest[1])
 		if err != nil || n < 1 || n > len(entries) {
@@ -59,5 +65,5 @@ func runJournal(args []string, stdout, stderr io.Writer) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(entries[n-1])
 	}
-	return fmt.Errorf("usage: notebridge journal [list | show N] [--state-dir DIR]")
+	return fmt.Errorf("usage: notebridge journal [list | show N | receipts | receipt ID] [--state-dir DIR]")
 }

@@ -45,13 +45,14 @@ func All(t *testing.T, env Env) {
 	t.Run("notebooks", func(t *testing.T) { NotebookScenarios(t, env) })
 	t.Run("tags", func(t *testing.T) { TagScenarios(t, env) })
 	t.Run("resources", func(t *testing.T) { ResourceScenarios(t, env) })
+	t.Run("note_changes", func(t *testing.T) { ChangeScenarios(t, env) })
 	if env.Reindex != nil {
 		t.Run("search", func(t *testing.T) { Search(t, env) })
 	}
 }
 
 // Folder creates a notebook directly in Joplin and returns its id.
-func Folder(t *testing.T, env Env, title, parent string) string {
+func Folder(t testing.TB, env Env, title, parent string) string {
 	t.Helper()
 	body := map[string]any{"title": title}
 	if parent != "" {

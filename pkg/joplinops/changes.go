@@ -1,0 +1,241 @@
+package joplinops
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/noteedit"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/schema"
+)
+
+// MaxPlanNotes bounds how many notes one change plan touches.
+const MaxPlanNotes = 100
+
+// maxChanges bounds the change items of one plan.
+const maxChanges = 1000
+
+// The change operations beyond the body edits of noteedit.
+const (
+	opTitle  = "title"
+	opMove   = "move"
+	opTag    = "tag"
+	opUntag  = "untag"
+	opTodo   = "todo"
+	opUntodo = "untodo"
+	opDue    = "due"
+)
+
+// changeOps lists every change op, in documentation order.
+var changeOps = append(append([]string{}, noteedit.Ops...), opTitle, opMove, opTag, opUntag, opTodo, opUntodo, opDue)
+
+// change is one item of a plan request. Which fields an op uses is checked
+// by validateChanges, not by the (deliberately compact) schema.
+type change struct {
+	Note    string  `json:"note"`
+	Op      string  `json:"op"`
+	Find    *string `json:"find,omitempty"`
+	Heading *string `json:"heading,omitempty"`
+	Text    *string `json:"text,omitempty"`
+	Count   *int    `json:"count,omitempty"`
+	Target  *string `json:"target,omitempty"`
+	Due     *int64  `json:"due,omitempty"`
+}
+
+type changesIn struct {
+	Changes    []change `json:"changes"`
+	PlanDigest string   `json:"plan_digest"`
+}
+
+// opFields names, per op, the fields it needs (required) and may take.
+var opFields = map[string]struct{ required, optional []string }{
+	noteedit.Replace:       {[]string{"find", "text"}, []string{"count"}},
+	noteedit.SetSection:    {[]string{"heading", "text"}, nil},
+	noteedit.DeleteSection: {[]string{"heading"}, nil},
+	noteedit.InsertAfter:   {[]string{"heading", "text"}, nil},
+	noteedit.Append:        {[]string{"text"}, nil},
+	noteedit.Prepend:       {[]string{"text"}, nil},
+	opTitle:                {[]string{"text"}, nil},
+	opMove:                 {[]string{"target"}, nil},
+	opTag:                  {[]string{"target"}, nil},
+	opUntag:                {[]string{"target"}, nil},
+	opTodo:                 {nil, nil},
+	opUntodo:               {nil, nil},
+	opDue:                  {[]string{"due"}, nil},
+}
+
+var joplinID = regexp.MustCompile(schema.IDPattern)
+
+// given lists the optional fields c carries.
+func (c change) given() map[string]bool {
+	return map[string]bool{
+		"find": c.Find != nil, "heading": c.Heading != nil, "text": c.Text != nil, "count": c.Count != nil,
+		"target": c.Target != nil, "due": c.Due != nil,
+	}
+}
+
+type problem struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// validateChanges checks what the schema leaves to the handler: ids, the
+// fields each op needs and takes, and the bounds of the plan. Every problem
+// is listed; values are never quoted.
+func validateChanges(cs []change) error {
+	var probs []problem
+	add := func(i int, field, format string, args ...any) {
+		path := fmt.Sprintf("/changes/%d", i)
+		if field != "" {
+			path += "/" + field
+		}
+		probs = append(probs, problem{Path: path, Reason: fmt.Sprintf(format, args...)})
+	}
+	if len(cs) == 0 {
+		probs = append(probs, problem{Path: "/changes", Reason: "give at least one change"})
+	}
+	notes := map[string]bool{}
+	for i, c := range cs {
+		if !joplinID.MatchString(c.Note) {
+			add(i, "note", "not a Joplin id (32 lowercase hex characters)")
+		}
+		notes[c.Note] = true
+		spec, known := opFields[c.Op]
+		if !known {
+			add(i, "op", "unknown op")
+			continue
+		}
+		given := c.given()
+		for _, f := range spec.required {
+			if !given[f] {
+				add(i, f, "%s needs %s", c.Op, f)
+			}
+			delete(given, f)
+		}
+		for _, f := range spec.optional {
+			delete(given, f)
+		}
+		for _, f := range []string{"find", "heading", "text", "count", "target", "due"} {
+			if given[f] {
+				add(i, f, "%s does not take %s", c.Op, f)
+			}
+		}
+		switch {
+		case c.Find != nil && *c.Find == "":
+			add(i, "find", "must not be empty")
+		case c.Heading != nil && strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(*c.Heading), "#")) == "":
+			add(i, "heading", "must name a heading")
+		case c.Op == opTitle && c.Text != nil && (strings.TrimSpace(*c.Text) == "" || len([]rune(*c.Text)) > 500):
+			add(i, "text", "a title must be 1 to 500 characters and not blank")
+		case (c.Op == noteedit.Append || c.Op == noteedit.Prepend) && c.Text != nil && *c.Text == "":
+			add(i, "text", "must not be empty")
+		case c.Target != nil && !joplinID.MatchString(*c.Target):
+			add(i, "target", "not a Joplin id (32 lowercase hex characters)")
+		}
+	}
+	if len(notes) > MaxPlanNotes {
+		probs = append(probs, problem{Path: "/changes", Reason: fmt.Sprintf("the changes touch %d notes; at most %d per plan", len(notes), MaxPlanNotes)})
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	return domainerr.New(domainerr.InvalidArgument, "%d problem(s) in changes; see details.problems", len(probs)).
+		WithDetails(map[string]any{"problems": probs})
+}
+
+// maxDue bounds a due date (Unix ms, the year 2286).
+const maxDue = 10_000_000_000_000
+
+// changesSchema is the compact input shared by preview and apply: one
+// change object whose fields serve different ops.
+func changesSchema(apply bool) schema.S {
+	str := func(max int) schema.S { return schema.String("", 0, max) }
+	item := schema.Object("", map[string]any{
+		"note":    str(32),
+		"op":      schema.Enum("", changeOps...),
+		"find":    str(MaxBodyChars),
+		"heading": str(500),
+		"text":    str(MaxBodyChars),
+		"count":   schema.Integer("", 1, 1000),
+		"target":  str(32),
+		"due":     schema.Integer("", 0, maxDue),
+	}, "note", "op")
+	props := map[string]any{"changes": schema.Array("", item, maxChanges)}
+	req := []string{"changes"}
+	if apply {
+		props["plan_digest"] = str(64)
+		req = append(req, "plan_digest")
+	}
+	return schema.Object("", props, req...)
+}
+
+// planOps returns the reviewed-edit operations in catalog order.
+func (o *Ops) planOps() []registry.Operation {
+	return []registry.Operation{o.previewNoteChanges(), o.applyNoteChanges(), o.undoNoteChanges()}
+}
+
+func (o *Ops) previewNoteChanges() registry.Operation {
+	note := schema.Object("", map[string]any{
+		"id":           schema.String("", 0, 32),
+		"updated_time": timeSchema,
+		"diff":         schema.String("", 0, maxPlanDiffBytes),
+		"cut":          schema.Integer("", 0, 1<<31),
+	}, "id", "updated_time", "diff", "cut")
+	out := schema.Object("", map[string]any{
+		"status":      schema.Enum("", "applicable", "noop", "rejected"),
+		"plan_digest": schema.String("", 0, 64),
+		"notes":       schema.Array("", note, MaxPlanNotes),
+		"problems":    schema.Array("", schema.String("", 0, 1000), maxChanges+MaxPlanNotes),
+	}, "status", "notes", "problems")
+	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (expected matches, default 1); sections heading (+text); append, prepend, title text; move, tag, untag target id; due due (Unix ms, 0 clears). Returns diffs and plan_digest."
+	return op("preview_note_changes", "Preview note changes", desc, registry.EffectRead, changesSchema(false), out,
+		registry.Func(o.doPreview))
+}
+
+func (o *Ops) applyNoteChanges() registry.Operation {
+	out := schema.Object("", map[string]any{
+		"status":     schema.Enum("", "applied", "replayed", "completed", "noop"),
+		"receipt_id": schema.String("", 0, 64),
+		"written":    schema.Integer("", 0, MaxPlanNotes),
+	}, "status", "receipt_id", "written")
+	desc := "Apply a preview: same changes plus plan_digest; PLAN_MISMATCH if a note changed. Returns receipt_id; a retry replays or completes it."
+	return op("apply_note_changes", "Apply note changes", desc, registry.EffectUpdate, changesSchema(true), out,
+		registry.Func(o.doApply))
+}
+
+type undoIn struct {
+	ReceiptID   string `json:"receipt_id"`
+	RestoreRest bool   `json:"restore_rest"`
+}
+
+func (o *Ops) undoNoteChanges() registry.Operation {
+	in := schema.Object("", map[string]any{
+		"receipt_id":   schema.String("", 1, 64),
+		"restore_rest": schema.Bool(""),
+	}, "receipt_id")
+	out := schema.Object("", map[string]any{
+		"status":     schema.Enum("", "undone", "replayed"),
+		"receipt_id": schema.String("", 0, 64),
+		"restored":   schema.Integer("", 0, MaxPlanNotes),
+		"skipped":    schema.Array("", schema.String("", 0, 32), MaxPlanNotes),
+	}, "status", "receipt_id", "restored", "skipped")
+	desc := "Undo a receipt; notes changed since give UNDO_CONFLICT unless restore_rest."
+	return op("undo_note_changes", "Undo note changes", desc, registry.EffectUpdate, in, out,
+		registry.Func(o.doUndo))
+}
+
+// doPreview builds the plan from the current notes and writes nothing.
+func (o *Ops) doPreview(ctx context.Context, in changesIn) (previewOut, error) {
+	if err := validateChanges(in.Changes); err != nil {
+		return previewOut{}, err
+	}
+	p, err := o.buildPlan(ctx, in.Changes)
+	if err != nil {
+		return previewOut{}, err
+	}
+	o.memo.remember(p)
+	return p.preview(), nil
+}
