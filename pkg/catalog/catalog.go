@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"fmt"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"sort"
 	"strings"
 
@@ -25,7 +26,10 @@ type Config struct {
 	// duplicate-checked Joplin writes across processes (the state
 	// directory); empty serialises them within the process only.
 	JoplinLockDir string
-	OKF           okfops.Config
+	// JoplinSearchIndex, when set, answers note searches and is kept fresh
+	// by the Joplin writes.
+	JoplinSearchIndex *joplinindex.Indexer
+	OKF               okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
 	// ReadOnly selects the read-only profile: only operations whose effect
@@ -65,6 +69,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 		var opts []joplinops.Option
 		if cfg.JoplinLockDir != "" {
 			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir))
+		}
+		if cfg.JoplinSearchIndex != nil {
+			opts = append(opts, joplinops.WithSearchIndex(cfg.JoplinSearchIndex))
 		}
 		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits, opts...)...)
 	}

@@ -20,6 +20,7 @@ func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Opt
 	if err != nil {
 		return nil, "", false, err
 	}
+	x.waitOpened(ctx, time.Second)
 	ix := x.servableIndex()
 	if ix == nil {
 		return nil, string(x.Status().State), false, nil

@@ -8,6 +8,8 @@ package joplinindex
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -63,6 +65,9 @@ type Indexer struct {
 	once sync.Once
 	stop context.CancelFunc
 	done chan struct{}
+	// opened is closed once the first attempt to open the index is over.
+	opened     chan struct{}
+	openedOnce sync.Once
 
 	mu sync.Mutex
 	ix *searchindex.Index
@@ -89,7 +94,7 @@ func New(c *joplin.Client, cfg Config) *Indexer {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{})}
+	return &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{})}
 }
 
 // Start starts the background loop once; later calls do nothing.
@@ -103,6 +108,9 @@ func (x *Indexer) Start() {
 
 // Close stops the loop and closes the index.
 func (x *Indexer) Close() error {
+	if x == nil {
+		return nil
+	}
 	started := false
 	x.once.Do(func() { close(x.done) })
 	if x.stop != nil {
@@ -127,6 +135,21 @@ func (x *Indexer) Status() Status {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	return Status{State: x.state, Notes: x.notes, Error: x.errMsg}
+}
+
+func (x *Indexer) markOpened() { x.openedOnce.Do(func() { close(x.opened) }) }
+
+// waitOpened waits, at most max, for the first attempt to open the index:
+// the first search after a start resumes from the saved index rather than
+// falling back.
+func (x *Indexer) waitOpened(ctx context.Context, max time.Duration) {
+	t := time.NewTimer(max)
+	defer t.Stop()
+	select {
+	case <-x.opened:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // servableIndex returns the index when it holds a complete build.
@@ -160,7 +183,9 @@ func (x *Indexer) signal(what string) {
 // nothing here panics or stops the process.
 func (x *Indexer) run(ctx context.Context) {
 	defer close(x.done)
+	defer x.markOpened()
 	ix := x.open(ctx)
+	x.markOpened()
 	if ix == nil {
 		return
 	}
@@ -244,6 +269,7 @@ func (x *Indexer) open(ctx context.Context) *searchindex.Index {
 		}
 		x.cfg.Log.Error("cannot open the search index; search uses Joplin's own meanwhile, retrying", "err", err)
 		x.setState(Failed, err)
+		x.markOpened()
 		select {
 		case <-ctx.Done():
 			return nil
@@ -290,4 +316,11 @@ func (x *Indexer) trouble(ctx context.Context, err error) {
 	if changed {
 		x.signal(string(state))
 	}
+}
+
+// File is the index file in stateDir for the Joplin at endpoint (a
+// normalised base URL): one index per Joplin profile.
+func File(stateDir, endpoint string) string {
+	sum := sha256.Sum256([]byte(endpoint))
+	return filepath.Join(stateDir, "search", "joplin-"+hex.EncodeToString(sum[:16])+".db")
 }

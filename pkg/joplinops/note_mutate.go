@@ -183,6 +183,7 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut,
 			return updateNoteOut{}, withObjectID(err, in.ID)
 		}
 		out.UpdatedTime = written.UpdatedTime
+		o.indexNotes(ctx, in.ID)
 	}
 	if in.ReturnNote {
 		n, err := o.loadNote(ctx, in.ID, noteFields)
@@ -215,7 +216,11 @@ func (o *Ops) trashNote() registry.Operation {
 			if err != nil {
 				return trashOut{}, err
 			}
-			return o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
+			out, err := o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
+			if err == nil && !out.AlreadyTrashed {
+				o.indexNotes(ctx, in.ID)
+			}
+			return out, err
 		}))
 }
 
@@ -275,5 +280,6 @@ func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteO
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
 		return restoreNoteOut{}, withObjectID(err, in.ID)
 	}
+	o.indexNotes(ctx, in.ID)
 	return restoreNoteOut{ID: in.ID, NotebookID: target, Moved: target != n.ParentID}, nil
 }

@@ -4,6 +4,7 @@ package joplinops
 
 import (
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
 )
@@ -32,6 +33,8 @@ type Ops struct {
 	// within the process; lockPath, when set, across processes (lock.go).
 	createSlot chan struct{}
 	lockPath   string
+	// index, when set, answers note searches and is updated after writes.
+	index *joplinindex.Indexer
 }
 
 // Option configures the operations.
