@@ -26,16 +26,21 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvAt(t, t.TempDir(), t.Cleanup)
+}
+
+// newEnvAt serves a fresh fake; dir holds the token and index files.
+func newEnvAt(t *testing.T, dir string, cleanup func(func())) *env {
 	fake := joplinfake.New(token)
 	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	tf := filepath.Join(t.TempDir(), "token")
+	cleanup(srv.Close)
+	tf := filepath.Join(dir, "token")
 	os.WriteFile(tf, []byte(token), 0o600)
 	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{fake: fake, c: c, applied: make(chan string, 1000), path: filepath.Join(t.TempDir(), "search", "index.db")}
+	return &env{fake: fake, c: c, applied: make(chan string, 1000), path: filepath.Join(dir, "search", "index.db")}
 }
 
 // start runs an Indexer polling every 5 ms; reconcile is the

@@ -104,10 +104,10 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 			break
 		}
 	}
-	if err := ix.Optimize(ctx); err != nil {
+	if err := ix.SetMeta(ctx, "cursor", head.Cursor); err != nil {
 		return err
 	}
-	if err := ix.SetMeta(ctx, "cursor", head.Cursor); err != nil {
+	if err := ix.Optimize(ctx); err != nil {
 		return err
 	}
 	x.mu.Lock()

@@ -46,20 +46,24 @@ type Folder struct{ ID, ParentID, Title string }
 // Tag is one tag.
 type Tag struct{ ID, Title string }
 
+// schemaSQL: notes holds the metadata the filters read (narrow rows, so
+// that filtering thousands of matches stays cheap); texts holds titles and
+// bodies, the external content of the fts table.
 var schemaSQL = []string{
 	`CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)`,
 	`CREATE TABLE notes(rid INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, parent_id TEXT NOT NULL,
-		title TEXT NOT NULL, body TEXT NOT NULL, is_todo INTEGER NOT NULL, todo_due INTEGER NOT NULL,
+		title TEXT NOT NULL, is_todo INTEGER NOT NULL, todo_due INTEGER NOT NULL,
 		todo_completed INTEGER NOT NULL, created_time INTEGER NOT NULL, updated_time INTEGER NOT NULL,
 		deleted_time INTEGER NOT NULL)`,
 	`CREATE INDEX notes_parent ON notes(parent_id)`,
-	`CREATE VIRTUAL TABLE fts USING fts5(title, body, content='notes', content_rowid='rid',
+	`CREATE TABLE texts(rid INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)`,
+	`CREATE VIRTUAL TABLE fts USING fts5(title, body, content='texts', content_rowid='rid',
 		tokenize='unicode61 remove_diacritics 2')`,
-	`CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
+	`CREATE TRIGGER texts_ai AFTER INSERT ON texts BEGIN
 		INSERT INTO fts(rowid, title, body) VALUES (new.rid, new.title, new.body); END`,
-	`CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+	`CREATE TRIGGER texts_ad AFTER DELETE ON texts BEGIN
 		INSERT INTO fts(fts, rowid, title, body) VALUES ('delete', old.rid, old.title, old.body); END`,
-	`CREATE TRIGGER notes_au AFTER UPDATE OF title, body ON notes BEGIN
+	`CREATE TRIGGER texts_au AFTER UPDATE ON texts BEGIN
 		INSERT INTO fts(fts, rowid, title, body) VALUES ('delete', old.rid, old.title, old.body);
 		INSERT INTO fts(rowid, title, body) VALUES (new.rid, new.title, new.body); END`,
 	`CREATE TABLE folders(id TEXT PRIMARY KEY, parent_id TEXT NOT NULL, title TEXT NOT NULL)`,
@@ -105,7 +109,9 @@ func open(ctx context.Context, path string) (*Index, error) {
 	if fresh {
 		// 16 KiB pages hold several 2 KB notes each: 4 KiB pages waste
 		// about half of every page on notes of that size.
-		if _, err = db.ExecContext(ctx, `PRAGMA page_size=16384`); err == nil {
+		// Incremental auto-vacuum lets Optimize hand back the pages that
+		// merging the full-text segments frees.
+		if _, err = db.ExecContext(ctx, `PRAGMA page_size=16384; PRAGMA auto_vacuum=INCREMENTAL`); err == nil {
 			_, err = db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
 		}
 		if err == nil {
@@ -196,7 +202,7 @@ func (ix *Index) Reset(ctx context.Context) error {
 		return wrap(err, "reset search index")
 	}
 	defer tx.Rollback()
-	for _, s := range []string{`DELETE FROM notes`, `DELETE FROM folders`, `DELETE FROM tags`, `DELETE FROM note_tags`,
+	for _, s := range []string{`DELETE FROM texts`, `DELETE FROM notes`, `DELETE FROM folders`, `DELETE FROM tags`, `DELETE FROM note_tags`,
 		`DELETE FROM meta WHERE key <> 'format'`} {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return wrap(err, "reset search index")
@@ -205,14 +211,15 @@ func (ix *Index) Reset(ctx context.Context) error {
 	return wrap(tx.Commit(), "reset search index")
 }
 
-// Optimize merges the full-text index segments and checkpoints the
-// write-ahead log, after a build.
+// Optimize merges the full-text index segments, frees the pages that
+// leaves unused and checkpoints the write-ahead log, after a build.
 func (ix *Index) Optimize(ctx context.Context) error {
-	if _, err := ix.db.ExecContext(ctx, `INSERT INTO fts(fts) VALUES ('optimize')`); err != nil {
-		return wrap(err, "optimize search index")
+	for _, s := range []string{`INSERT INTO fts(fts) VALUES ('optimize')`, `PRAGMA incremental_vacuum`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
+		if _, err := ix.db.ExecContext(ctx, s); err != nil {
+			return wrap(err, "optimize search index")
+		}
 	}
-	_, err := ix.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
-	return wrap(err, "checkpoint search index")
+	return nil
 }
 
 // IsDiskFull reports whether err is SQLite's "database or disk is full".

@@ -9,22 +9,35 @@ import (
 // transaction.
 func (ix *Index) PutNotes(ctx context.Context, notes []Note) error {
 	return ix.tx(ctx, "index notes", func(tx *sql.Tx) error {
-		up, err := tx.PrepareContext(ctx, `INSERT INTO notes(id, parent_id, title, body, is_todo, todo_due, todo_completed,
-			created_time, updated_time, deleted_time) VALUES (?,?,?,?,?,?,?,?,?,?)
-			ON CONFLICT(id) DO UPDATE SET parent_id=excluded.parent_id, title=excluded.title, body=excluded.body,
+		up, err := tx.PrepareContext(ctx, `INSERT INTO notes(id, parent_id, title, is_todo, todo_due, todo_completed,
+			created_time, updated_time, deleted_time) VALUES (?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(id) DO UPDATE SET parent_id=excluded.parent_id, title=excluded.title,
 			is_todo=excluded.is_todo, todo_due=excluded.todo_due, todo_completed=excluded.todo_completed,
-			created_time=excluded.created_time, updated_time=excluded.updated_time, deleted_time=excluded.deleted_time`)
+			created_time=excluded.created_time, updated_time=excluded.updated_time, deleted_time=excluded.deleted_time
+			RETURNING rid`)
 		if err != nil {
 			return err
 		}
 		defer up.Close()
+		// The text is rewritten (and re-tokenized) only when it changed.
+		text, err := tx.PrepareContext(ctx, `INSERT INTO texts(rid, title, body) VALUES (?,?,?)
+			ON CONFLICT(rid) DO UPDATE SET title=excluded.title, body=excluded.body
+			WHERE title IS NOT excluded.title OR body IS NOT excluded.body`)
+		if err != nil {
+			return err
+		}
+		defer text.Close()
 		for _, n := range notes {
 			todo := 0
 			if n.IsTodo {
 				todo = 1
 			}
-			if _, err := up.ExecContext(ctx, n.ID, n.ParentID, n.Title, n.Body, todo, n.TodoDue, n.TodoCompleted,
-				n.CreatedTime, n.UpdatedTime, n.Deleted); err != nil {
+			var rid int64
+			if err := up.QueryRowContext(ctx, n.ID, n.ParentID, n.Title, todo, n.TodoDue, n.TodoCompleted,
+				n.CreatedTime, n.UpdatedTime, n.Deleted).Scan(&rid); err != nil {
+				return err
+			}
+			if _, err := text.ExecContext(ctx, rid, n.Title, n.Body); err != nil {
 				return err
 			}
 			if n.TagIDs != nil {
@@ -41,6 +54,9 @@ func (ix *Index) PutNotes(ctx context.Context, notes []Note) error {
 func (ix *Index) DeleteNotes(ctx context.Context, ids []string) error {
 	return ix.tx(ctx, "remove notes from the index", func(tx *sql.Tx) error {
 		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM texts WHERE rid = (SELECT rid FROM notes WHERE id = ?)`, id); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE id = ?`, id); err != nil {
 				return err
 			}
