@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -188,5 +189,28 @@ func TestOpenRebuildsCorruptAndOldFormat(t *testing.T) {
 	ix.Close()
 	if _, err := os.Stat(path + ".bad"); err != nil {
 		t.Errorf("the corrupt file was not kept aside: %v", err)
+	}
+}
+
+// TestDiskFullIsRecognised: SQLite's "database or disk is full" (here: a
+// page limit) is told apart, so the indexer logs it as such and retries.
+func TestDiskFullIsRecognised(t *testing.T) {
+	ix := openTest(t)
+	ctx := t.Context()
+	var pages int
+	must(t, ix.db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages))
+	if _, err := ix.db.ExecContext(ctx, `PRAGMA max_page_count = `+strconv.Itoa(pages)); err != nil {
+		t.Fatal(err)
+	}
+	err := ix.PutNotes(ctx, []Note{{ID: "big", Title: "big", Body: strings.Repeat("lorem ipsum ", 50_000)}})
+	if err == nil || !IsDiskFull(err) {
+		t.Fatalf("PutNotes beyond the page limit: %v, want a disk-full error", err)
+	}
+	if IsCorrupt(err) {
+		t.Errorf("disk full taken for corruption")
+	}
+	q, _ := Parse("coffee", now)
+	if hits, err := ix.Search(ctx, q, Options{Limit: 5}); err != nil || len(hits) != 1 {
+		t.Errorf("the index stopped answering after a failed write: %v %v", hits, err)
 	}
 }

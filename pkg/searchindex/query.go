@@ -53,7 +53,7 @@ var known = map[string]bool{
 
 // Limits on a query, against pathological input.
 const (
-	MaxQueryBytes = 1000
+	MaxQueryBytes = 4000 // the tool schema allows 1,000 characters
 	MaxParts      = 64
 )
 

@@ -25,7 +25,7 @@ func TestParseMalformed(t *testing.T) {
 		`*`:                       "no term or filter",
 		strings.Repeat("a ", 65):  "more than 64",
 		"bad \xff":                "UTF-8",
-		strings.Repeat("x", 1001): "longer than 1000",
+		strings.Repeat("x", 4001): "longer than 4000",
 	} {
 		_, err := Parse(query, now)
 		de, ok := domainerr.As(err)
