@@ -194,3 +194,41 @@ func TestOutagePausesAndResumes(t *testing.T) {
 		t.Errorf("after the outage: %q", got)
 	}
 }
+
+// TestReconcileRunsOnItsOwn: the loop runs the reconciliation pass at its
+// interval, so a notebook renamed elsewhere (absent from /events) is seen.
+func TestReconcileRunsOnItsOwn(t *testing.T) {
+	e := newEnv(t)
+	f := e.write(t, "POST", "/folders", map[string]any{"title": "Work"})
+	e.write(t, "POST", "/notes", map[string]any{"title": "alpha", "body": "kiwi", "parent_id": f["id"]})
+	x := e.start(t, time.Nanosecond)
+	e.wait(t, "built")
+	e.write(t, "PUT", "/folders/"+f["id"].(string), map[string]any{"title": "Office"})
+	// Drop earlier signals; of the next two passes, the second started
+	// after the first ended, so after the rename.
+	for len(e.applied) > 0 {
+		<-e.applied
+	}
+	e.wait(t, "reconciled")
+	e.wait(t, "reconciled")
+	if got := find(t, x, "notebook:office"); got != "alpha" {
+		t.Fatalf("after the loop's reconciliation: %q", got)
+	}
+}
+
+// TestNothingOpensBeforeUse: an indexer that was never used creates no
+// file (processes that never search pay nothing but package init).
+func TestNothingOpensBeforeUse(t *testing.T) {
+	e := newEnv(t)
+	x := New(e.c, Config{Path: e.path})
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	x.Start() // after Close: still nothing
+	if _, err := os.Stat(filepath.Dir(e.path)); !os.IsNotExist(err) {
+		t.Errorf("the index directory exists before any use: %v", err)
+	}
+	if st := x.Status(); st.State != Idle {
+		t.Errorf("state %s", st.State)
+	}
+}
