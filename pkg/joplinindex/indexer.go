@@ -111,13 +111,9 @@ func (x *Indexer) Close() error {
 	if x == nil {
 		return nil
 	}
-	started := false
-	x.once.Do(func() { close(x.done) })
+	x.once.Do(func() { close(x.done) }) // never started: nothing to wait for
 	if x.stop != nil {
-		started = true
 		x.stop()
-	}
-	if started {
 		<-x.done
 	}
 	x.mu.Lock()
