@@ -2,6 +2,7 @@ package joplinindex
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -230,5 +231,18 @@ func TestNothingOpensBeforeUse(t *testing.T) {
 	}
 	if st := x.Status(); st.State != Idle {
 		t.Errorf("state %s", st.State)
+	}
+}
+
+func TestCursorIsAStringOrANumber(t *testing.T) {
+	for raw, want := range map[string]string{`"42"`: "42", `42`: "42", `"0"`: "0"} {
+		var c cursor
+		if err := json.Unmarshal([]byte(raw), &c); err != nil || string(c) != want {
+			t.Errorf("%s: %q, %v", raw, c, err)
+		}
+	}
+	var c cursor
+	if err := json.Unmarshal([]byte(`{}`), &c); err == nil {
+		t.Error("an object was taken for a cursor")
 	}
 }

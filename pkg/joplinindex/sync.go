@@ -2,6 +2,8 @@ package joplinindex
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -41,6 +43,24 @@ type idTitle struct {
 	Title    string `json:"title"`
 }
 
+// cursor is an /events cursor: Joplin 3.5 sends a string, older versions
+// a number.
+type cursor string
+
+func (c *cursor) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*c = cursor(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("events cursor %s: %w", b, err)
+	}
+	*c = cursor(n.String())
+	return nil
+}
+
 func isJoplinDown(err error) bool {
 	de, ok := domainerr.As(err)
 	return ok && de.Code == domainerr.JoplinUnavailable
@@ -62,7 +82,7 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 	start := time.Now()
 	x.cfg.Log.Info("search index build started; search uses Joplin's own until it is done")
 	var head struct {
-		Cursor string `json:"cursor"`
+		Cursor cursor `json:"cursor"`
 	}
 	if err := x.c.Get(ctx, "/events", nil, &head); err != nil {
 		return err
@@ -104,7 +124,7 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 			break
 		}
 	}
-	if err := ix.SetMeta(ctx, "cursor", head.Cursor); err != nil {
+	if err := ix.SetMeta(ctx, "cursor", string(head.Cursor)); err != nil {
 		return err
 	}
 	if err := ix.Optimize(ctx); err != nil {
@@ -160,7 +180,7 @@ func (x *Indexer) refreshFoldersTags(ctx context.Context, ix *searchindex.Index,
 
 // pollEvents applies every change /events reports after cursor, a page
 // of up to 100 at a time, saving the cursor after each page.
-func (x *Indexer) pollEvents(ctx context.Context, ix *searchindex.Index, cursor string) error {
+func (x *Indexer) pollEvents(ctx context.Context, ix *searchindex.Index, from string) error {
 	for {
 		var p struct {
 			Items []struct {
@@ -169,9 +189,9 @@ func (x *Indexer) pollEvents(ctx context.Context, ix *searchindex.Index, cursor 
 				Type     int    `json:"type"`
 			} `json:"items"`
 			HasMore bool   `json:"has_more"`
-			Cursor  string `json:"cursor"`
+			Cursor  cursor `json:"cursor"`
 		}
-		if err := x.c.Get(ctx, "/events", url.Values{"cursor": {cursor}}, &p); err != nil {
+		if err := x.c.Get(ctx, "/events", url.Values{"cursor": {from}}, &p); err != nil {
 			return err
 		}
 		if len(p.Items) == 0 {
@@ -188,14 +208,14 @@ func (x *Indexer) pollEvents(ctx context.Context, ix *searchindex.Index, cursor 
 		if err := x.refreshNotes(ctx, ix, ids); err != nil {
 			return err
 		}
-		if err := ix.SetMeta(ctx, "cursor", p.Cursor); err != nil {
+		if err := ix.SetMeta(ctx, "cursor", string(p.Cursor)); err != nil {
 			return err
 		}
 		x.signal("events")
-		if !p.HasMore || p.Cursor == cursor {
+		if !p.HasMore || string(p.Cursor) == from {
 			return nil
 		}
-		cursor = p.Cursor
+		from = string(p.Cursor)
 	}
 }
 
