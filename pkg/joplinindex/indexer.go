@@ -185,9 +185,8 @@ func (x *Indexer) run(ctx context.Context) {
 	if ix == nil {
 		return
 	}
-	poll := time.NewTicker(x.cfg.Poll)
-	defer poll.Stop()
 	var lastReconcile time.Time
+	buildFailures := 0
 	for {
 		err := x.step(ctx, ix, &lastReconcile)
 		if err != nil && searchindex.IsCorrupt(err) {
@@ -196,16 +195,34 @@ func (x *Indexer) run(ctx context.Context) {
 			}
 			continue
 		}
+		wait := x.cfg.Poll
 		if err != nil {
 			x.trouble(ctx, err)
+			var be *buildError
+			if errors.As(err, &be) && !isJoplinDown(err) {
+				// A build that fails for another reason than an outage
+				// (too many notes, disk full) is costly to repeat.
+				buildFailures++
+				wait = min(30*x.cfg.Poll<<min(buildFailures-1, 5), 10*time.Minute)
+			}
+		} else {
+			buildFailures = 0
 		}
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-poll.C:
+		case <-t.C:
 		}
 	}
 }
+
+// buildError is a failed build.
+type buildError struct{ err error }
+
+func (e *buildError) Error() string { return "build: " + e.err.Error() }
+func (e *buildError) Unwrap() error { return e.err }
 
 // step builds the index when it has no cursor; otherwise it applies the
 // changes /events reports and, when due, a reconciliation pass.
@@ -216,7 +233,7 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 	}
 	if cursor == "" {
 		if err := x.build(ctx, ix); err != nil {
-			return fmt.Errorf("build: %w", err)
+			return &buildError{err}
 		}
 		*lastReconcile = time.Now()
 		return nil

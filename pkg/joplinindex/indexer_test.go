@@ -246,3 +246,23 @@ func TestCursorIsAStringOrANumber(t *testing.T) {
 		t.Error("an object was taken for a cursor")
 	}
 }
+
+// TestBuildFailureIsReported: a build that cannot finish (here: more notes
+// than allowed) leaves the index failed with the reason; search falls back.
+func TestBuildFailureIsReported(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "POST", "/folders", map[string]any{"title": "Work"})
+	for _, title := range []string{"a", "b", "c"} {
+		e.write(t, "POST", "/notes", map[string]any{"title": title, "body": "kiwi"})
+	}
+	x := New(e.c, Config{Path: e.path, Poll: 5 * time.Millisecond, MaxNotes: 2, Applied: func(w string) { e.applied <- w }})
+	t.Cleanup(func() { x.Close() })
+	x.Start()
+	e.wait(t, "failed")
+	if st := x.Status(); st.State != Failed || !strings.Contains(st.Error, "more than 2 notes") {
+		t.Errorf("status %+v", st)
+	}
+	if got := find(t, x, "kiwi"); got != "fallback:failed" {
+		t.Errorf("search during a failed build: %q", got)
+	}
+}
