@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"fmt"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"sort"
 	"strings"
 
@@ -28,7 +29,10 @@ type Config struct {
 	// holds the receipts of reviewed note edits; without it apply and
 	// undo of note changes fail.
 	JoplinLockDir string
-	OKF           okfops.Config
+	// JoplinSearchIndex, when set, answers note searches and is kept fresh
+	// by the Joplin writes.
+	JoplinSearchIndex *joplinindex.Indexer
+	OKF               okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
 	// ReadOnly selects the read-only profile: only operations whose effect
@@ -69,6 +73,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 		if cfg.JoplinLockDir != "" {
 			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir),
 				joplinops.WithReceiptDir(cfg.JoplinLockDir, notereceipt.DefaultLimits))
+		}
+		if cfg.JoplinSearchIndex != nil {
+			opts = append(opts, joplinops.WithSearchIndex(cfg.JoplinSearchIndex))
 		}
 		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits, opts...)...)
 	}

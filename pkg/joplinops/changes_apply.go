@@ -173,6 +173,7 @@ func (o *Ops) writeNotes(ctx context.Context, st *notereceipt.Store, rec *notere
 		if err != nil {
 			return o.partial(rec, n.ID, err)
 		}
+		o.indexNotes(ctx, n.ID)
 		if err := st.MarkWritten(rec, n.ID, updated); err != nil {
 			return err
 		}

@@ -149,6 +149,7 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut,
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &written); err != nil {
 		return updateNoteOut{}, missing(withObjectID(err, in.ID), "note", in.ID)
 	}
+	o.indexNotes(ctx, in.ID)
 	out.UpdatedTime, out.InTrash = written.UpdatedTime, written.DeletedTime > 0
 	if in.ReturnNote {
 		n, err := o.loadNote(ctx, in.ID, noteFields)
@@ -181,7 +182,11 @@ func (o *Ops) trashNote() registry.Operation {
 			if err != nil {
 				return trashOut{}, err
 			}
-			return o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
+			out, err := o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
+			if err == nil && !out.AlreadyTrashed {
+				o.indexNotes(ctx, in.ID)
+			}
+			return out, err
 		}))
 }
 
@@ -241,5 +246,6 @@ func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteO
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
 		return restoreNoteOut{}, withObjectID(err, in.ID)
 	}
+	o.indexNotes(ctx, in.ID)
 	return restoreNoteOut{ID: in.ID, NotebookID: target, Moved: target != n.ParentID}, nil
 }

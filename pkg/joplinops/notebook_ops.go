@@ -252,6 +252,7 @@ func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebo
 			return Notebook{}, err
 		}
 	}
+	o.indexFolders(ctx)
 	return created.toNotebook(nil), nil
 }
 
@@ -313,6 +314,7 @@ func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebo
 	if err := o.c.Write(ctx, "PUT", "/folders/"+in.ID, nil, req, &updated); err != nil {
 		return Notebook{}, withObjectID(err, in.ID)
 	}
+	o.indexFolders(ctx)
 	return updated.toNotebook(all), nil
 }
 
@@ -342,7 +344,11 @@ func (o *Ops) trashNotebook() registry.Operation {
 			if err != nil {
 				return trashOut{}, err
 			}
-			return o.moveToTrash(ctx, in.ID, "/folders/"+in.ID, cur.DeletedTime)
+			out, err := o.moveToTrash(ctx, in.ID, "/folders/"+in.ID, cur.DeletedTime)
+			if err == nil && !out.AlreadyTrashed && o.index != nil {
+				o.index.TreeChanged(ctx)
+			}
+			return out, err
 		}))
 }
 
@@ -434,6 +440,14 @@ func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNo
 		return restoreNotebookOut{}, partialRestore(err, in.ID, res, doneIDs)
 	}
 	res.RestoredNotebooks++
+	var noteIDs []string
+	for _, it := range together {
+		if it.isNote {
+			noteIDs = append(noteIDs, it.id)
+		}
+	}
+	o.indexFolders(ctx)
+	o.indexNotes(ctx, noteIDs...)
 	return res, nil
 }
 

@@ -166,6 +166,7 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 			return Note{}, err
 		}
 	}
+	o.indexNotes(ctx, id)
 	return created.toNote(true), nil
 }
 

@@ -5,6 +5,7 @@ package joplinops
 import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
 )
@@ -37,6 +38,8 @@ type Ops struct {
 	// memo, the bases of recent previews.
 	receipts *notereceipt.Store
 	memo     previewMemo
+	// index, when set, answers note searches and is updated after writes.
+	index *joplinindex.Indexer
 }
 
 // Option configures the operations.

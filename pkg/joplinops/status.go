@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
 )
@@ -14,6 +15,8 @@ type statusOut struct {
 	Authenticated bool   `json:"authenticated"`
 	Code          string `json:"code,omitempty"`
 	Message       string `json:"message"`
+	// Index is the search index's state, when notebridge keeps one.
+	Index *joplinindex.Status `json:"index,omitempty"`
 }
 
 func (o *Ops) joplinStatus() registry.Operation {
@@ -22,19 +25,37 @@ func (o *Ops) joplinStatus() registry.Operation {
 		"authenticated": schema.Bool("Whether Joplin accepted the token."),
 		"code":          schema.String("Error code when not usable.", 0, 64),
 		"message":       schema.String("Summary.", 0, 500),
+		"index": schema.Object("Search index.", map[string]any{
+			"state": schema.Enum("", "idle", "building", "ready", "paused", "failed"),
+			"notes": schema.Integer("Notes indexed (so far, while building).", 0, 1<<31),
+			"error": schema.String("Last indexing problem.", 0, 2000),
+		}, "state", "notes"),
 	}, "reachable", "authenticated", "message")
 	return op("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token.",
 		registry.EffectRead, schema.Object("", map[string]any{}), out,
 		registry.Func(func(ctx context.Context, _ struct{}) (statusOut, error) {
-			if err := o.c.Ping(ctx); err != nil {
-				return statusFromErr(false, err, o.c.BaseURL())
+			out, err := o.status(ctx)
+			if o.index != nil && err == nil {
+				o.index.Start()
+				st := o.index.Status()
+				if len(st.Error) > 2000 {
+					st.Error = st.Error[:2000]
+				}
+				out.Index = &st
 			}
-			var page struct{}
-			if err := o.c.Get(ctx, "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, &page); err != nil {
-				return statusFromErr(true, err, o.c.BaseURL())
-			}
-			return statusOut{Reachable: true, Authenticated: true, Message: "Joplin is reachable and the token is accepted"}, nil
+			return out, err
 		}))
+}
+
+func (o *Ops) status(ctx context.Context) (statusOut, error) {
+	if err := o.c.Ping(ctx); err != nil {
+		return statusFromErr(false, err, o.c.BaseURL())
+	}
+	var page struct{}
+	if err := o.c.Get(ctx, "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, &page); err != nil {
+		return statusFromErr(true, err, o.c.BaseURL())
+	}
+	return statusOut{Reachable: true, Authenticated: true, Message: "Joplin is reachable and the token is accepted"}, nil
 }
 
 // statusFromErr reports err with the Joplin URL that was tried (an origin

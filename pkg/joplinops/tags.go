@@ -187,6 +187,7 @@ func (o *Ops) createTag() registry.Operation {
 					return Tag{}, o.tagConflict(ctx, err, in.Title, "")
 				}
 			}
+			o.indexFolders(ctx)
 			return created, nil
 		}))
 }
@@ -226,6 +227,7 @@ func (o *Ops) updateTag() registry.Operation {
 			if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
 				return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, in.ID), in.ID)
 			}
+			o.indexFolders(ctx)
 			return updated, nil
 		}))
 }
@@ -254,6 +256,7 @@ func (o *Ops) deleteTag() registry.Operation {
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
 				return deleteTagOut{}, withObjectID(missing(err, "tag", in.ID), in.ID)
 			}
+			o.indexFolders(ctx)
 			return deleteTagOut{ID: in.ID, Deleted: true}, nil
 		}))
 }
@@ -322,6 +325,10 @@ func (o *Ops) doTagNote(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
 	}
 	answer = bytes.TrimSpace(answer)
 	already := len(answer) == 0 || string(answer) == "null"
+	if !already {
+		o.indexFolders(ctx)
+		o.indexNotes(ctx, in.NoteID)
+	}
 	return tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: already}, nil
 }
 
@@ -351,6 +358,7 @@ func (o *Ops) untagNote() registry.Operation {
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
 				return untagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
 			}
+			o.indexNotes(ctx, in.NoteID)
 			return res, nil
 		}))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/journal"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
@@ -29,6 +30,15 @@ type app struct {
 	joplin *joplin.Client
 	exec   *executor.Executor
 	log    *slog.Logger
+	// index is the search index; it opens on first use (see joplinindex).
+	index *joplinindex.Indexer
+}
+
+// close stops the search index's background work.
+func (a *app) close() {
+	if err := a.index.Close(); err != nil {
+		a.log.Warn("closing the search index", "err", err)
+	}
 }
 
 // setup parses a command's flags (the shared ones, the listener flags when
@@ -75,8 +85,9 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err := bundle.CheckRoots(okfRoots); err != nil {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
+	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log})
 	reg, err := catalog.Build(catalog.Config{
-		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, Enabled: toolsets, ReadOnly: c.ReadOnly,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, Enabled: toolsets, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
@@ -93,7 +104,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{joplin: jc, exec: ex, log: log}, nil
+	return &app{joplin: jc, exec: ex, log: log, index: index}, nil
 }
 
 // uncertainEntry keeps only object ids from the error details: no titles,

@@ -25,6 +25,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if err != nil {
 		return err
 	}
+	defer a.close()
 	a.reportJoplin(ctx, c.JoplinTokenFile, false) // stdio opens no socket until a call
 	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version)
 	// Start-up garbage (package init, catalog build) is most of the heap:

@@ -23,6 +23,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	defer a.close()
 	if c.ActionsEnabled != (c.ActionsTokenFile != "") {
 		return errors.New("GPT Actions need both --actions-enabled and --actions-token-file; refusing to start with only one")
 	}

@@ -57,6 +57,7 @@ func (s *Server) deleteFolder(id string, toTrash bool, ts int64) {
 		}
 		if toTrash {
 			n["deleted_time"], n["updated_time"] = ts, ts
+			s.noteChanged(n.str("id"), changeUpdate)
 		} else {
 			s.deleteNotePermanently(n.str("id"))
 		}

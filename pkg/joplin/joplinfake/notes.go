@@ -61,6 +61,7 @@ func (s *Server) routeNotes(req *request, id, link string, _ []string) (any, *ap
 			} else {
 				ts := s.now()
 				n["deleted_time"], n["updated_time"] = ts, ts
+				s.noteChanged(id, changeUpdate)
 			}
 		}
 		return nil, nil
@@ -143,6 +144,7 @@ func (s *Server) createNote(req *request) (any, *apiError) {
 	n["source_application"] = cliAppID
 	n["order"] = float64(ts)
 	s.notes.insert(n)
+	s.noteChanged(id, changeCreate)
 	if tags, ok := props["tags"]; ok && truthy(tags) {
 		t, isStr := tags.(string)
 		if !isStr {
@@ -190,6 +192,7 @@ func (s *Server) updateNote(req *request, id string) (any, *apiError) {
 		n["user_updated_time"] = ts
 	}
 	n["updated_time"] = ts
+	s.noteChanged(id, changeUpdate)
 	if tags, ok := props["tags"]; ok && (truthy(tags) || tags == "") {
 		t, isStr := tags.(string)
 		if !isStr {
@@ -203,6 +206,7 @@ func (s *Server) updateNote(req *request, id string) (any, *apiError) {
 // deleteNotePermanently removes a note and its tag associations.
 func (s *Server) deleteNotePermanently(id string) {
 	s.notes.remove(id)
+	s.noteChanged(id, changeDelete)
 	for ntID, nt := range s.noteTags.rows {
 		if nt.str("note_id") == id {
 			s.noteTags.remove(ntID)

@@ -50,6 +50,7 @@ type Server struct {
 	noteTags  *table
 	blobs     map[string][]byte
 	index     map[string]indexEntry // search index snapshot, by note id
+	changes   []itemChange          // the item_changes table, oldest first
 	nounces   map[string]string     // nounce -> request fingerprint
 	log       []Request
 	fails     []failure
@@ -283,6 +284,7 @@ var routes = map[string]routeFunc{
 	"tags":      (*Server).routeTags,
 	"resources": (*Server).routeResources,
 	"search":    (*Server).routeSearch,
+	"events":    (*Server).routeEvents,
 }
 
 // route is Api.route: find the route (404 before anything else), refuse a

@@ -1,0 +1,5 @@
+package main
+
+import _ "modernc.org/sqlite"
+
+func main() {}

@@ -1,0 +1,182 @@
+package joplinops_test
+
+import (
+	"context"
+	"encoding/json"
+	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/registry"
+)
+
+type indexHarness struct {
+	fake *joplinfake.Server
+	c    *joplin.Client
+	ex   *executor.Executor
+	x    *joplinindex.Indexer
+}
+
+// newIndexHarness runs the operations with a search index that polls
+// /events only once an hour: after its build, only the write hooks keep
+// it fresh.
+func newIndexHarness(t *testing.T, built chan string) *indexHarness {
+	t.Helper()
+	fake := joplinfake.New(token)
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	tf := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tf, []byte(token), 0o600)
+	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
+		Applied: func(what string) { built <- what }})
+	t.Cleanup(func() { x.Close() })
+	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),
+		joplinops.WithReceiptDir(t.TempDir(), notereceipt.DefaultLimits))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := executor.New(reg, executor.DefaultLimits, executor.WithOutputValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &indexHarness{fake: fake, c: c, ex: ex, x: x}
+}
+
+func (h *indexHarness) call(t *testing.T, name string, args map[string]any) map[string]any {
+	t.Helper()
+	res, derr := h.try(name, args)
+	if derr != nil {
+		t.Fatalf("%s: %v", name, derr)
+	}
+	return res
+}
+
+func (h *indexHarness) try(name string, args map[string]any) (map[string]any, *domainerr.Error) {
+	b, _ := json.Marshal(args)
+	res, derr := h.ex.Call(context.Background(), registry.MCPStdio, name, b)
+	if derr != nil {
+		return nil, derr
+	}
+	var out map[string]any
+	json.Unmarshal(res, &out)
+	return out, nil
+}
+
+// search returns the sorted titles found and the index field.
+func (h *indexHarness) search(t *testing.T, query string) (string, string) {
+	t.Helper()
+	res := h.call(t, "search", map[string]any{"query": query})
+	var titles []string
+	for _, it := range res["items"].([]any) {
+		titles = append(titles, it.(map[string]any)["title"].(string))
+	}
+	slices.Sort(titles)
+	idx, _ := res["index"].(string)
+	return strings.Join(titles, ","), idx
+}
+
+// TestOwnWritesAreFoundByTheNextSearch: every write tool updates the
+// index before it answers (the index polls /events only hourly here).
+func TestOwnWritesAreFoundByTheNextSearch(t *testing.T) {
+	signals := make(chan string, 100)
+	h := newIndexHarness(t, signals)
+	work := h.call(t, "create_notebook", map[string]any{"title": "Work"})["id"].(string)
+	home := h.call(t, "create_notebook", map[string]any{"title": "Home"})["id"].(string)
+	h.x.Start()
+	for s := range signals {
+		if s == "built" {
+			break
+		}
+	}
+	check := func(query, want string) {
+		t.Helper()
+		got, idx := h.search(t, query)
+		if got != want || idx != "ready" {
+			t.Errorf("search %q = %q (index %q), want %q from the index", query, got, idx, want)
+		}
+	}
+	n := h.call(t, "create_note", map[string]any{"title": "Plan", "body": "kiwi harvest", "notebook_id": work})["id"].(string)
+	check("kiwi", "Plan")
+	h.call(t, "update_note", map[string]any{"id": n, "body": "mango harvest"})
+	check("kiwi", "")
+	check("mango", "Plan")
+	h.call(t, "update_note", map[string]any{"id": n, "notebook_id": home})
+	check("mango notebook:home", "Plan")
+	h.call(t, "update_notebook", map[string]any{"id": home, "title": "House"})
+	check("notebook:house", "Plan")
+	tag := h.call(t, "create_tag", map[string]any{"title": "fruit"})["id"].(string)
+	h.call(t, "tag_note", map[string]any{"note_id": n, "tag_id": tag})
+	check("tag:fruit", "Plan")
+	h.call(t, "update_tag", map[string]any{"id": tag, "title": "produce"})
+	check("tag:produce", "Plan")
+	h.call(t, "untag_note", map[string]any{"note_id": n, "tag_id": tag})
+	check("tag:produce", "")
+	h.call(t, "trash_note", map[string]any{"id": n})
+	check("mango", "")
+	res := h.call(t, "search", map[string]any{"query": "mango", "include_trashed": true})
+	if items := res["items"].([]any); len(items) != 1 || items[0].(map[string]any)["trashed"] != true {
+		t.Errorf("include_trashed: %v", res)
+	}
+	h.call(t, "restore_note", map[string]any{"id": n})
+	check("mango", "Plan")
+	h.call(t, "trash_notebook", map[string]any{"id": home})
+	check("mango", "")
+	h.call(t, "restore_notebook", map[string]any{"id": home})
+	check("mango", "Plan")
+	changes := []any{map[string]any{"note": n, "op": "replace", "find": "mango", "text": "papaya"}}
+	digest := h.call(t, "preview_note_changes", map[string]any{"changes": changes})["plan_digest"].(string)
+	receipt := h.call(t, "apply_note_changes", map[string]any{"changes": changes, "plan_digest": digest})["receipt_id"].(string)
+	check("mango", "")
+	check("papaya", "Plan")
+	h.call(t, "undo_note_changes", map[string]any{"receipt_id": receipt})
+	check("papaya", "")
+	check("mango", "Plan")
+	if items := h.call(t, "search", map[string]any{"query": "harvest"})["items"].([]any); len(items) != 1 || items[0].(map[string]any)["snippet"] != "mango **harvest**" {
+		t.Errorf("snippet: %v", items)
+	}
+	st := h.call(t, "joplin_status", map[string]any{})["index"].(map[string]any)
+	if st["state"] != "ready" || st["notes"] != float64(1) {
+		t.Errorf("joplin_status index %v", st)
+	}
+}
+
+// TestSearchFallsBackAndRejectsBadQueries: before the index is built, and
+// for filters it does not hold, Joplin's search answers and the result
+// says so; a malformed query is INVALID_ARGUMENT naming the problem.
+func TestSearchFallsBackAndRejectsBadQueries(t *testing.T) {
+	h := newIndexHarness(t, make(chan string, 100))
+	// The first search starts the index; with no saved index it builds in
+	// the background and Joplin answers meanwhile.
+	if _, idx := h.search(t, "kiwi"); idx != "idle" && idx != "building" {
+		t.Errorf("first search: index %q, want idle or building", idx)
+	}
+	_, derr := h.try("search", map[string]any{"query": `"unclosed`})
+	if derr == nil || derr.Code != domainerr.InvalidArgument || !strings.Contains(derr.Message, "unbalanced double quote") {
+		t.Errorf("malformed query: %v", derr)
+	}
+	_, idx := h.search(t, "resource:image/png")
+	if idx != "unsupported_query" {
+		t.Errorf("unsupported filter: index %q", idx)
+	}
+	off := newHarness(t)
+	var res map[string]any
+	call(t, off, "search", map[string]any{"query": "kiwi"}, &res)
+	if res["index"] != "off" {
+		t.Errorf("without an index: %v", res)
+	}
+}

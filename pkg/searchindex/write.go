@@ -1,0 +1,168 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+)
+
+// PutNotes inserts or replaces notes, tag links included, in one
+// transaction.
+func (ix *Index) PutNotes(ctx context.Context, notes []Note) error {
+	return ix.tx(ctx, "index notes", func(tx *sql.Tx) error {
+		up, err := tx.PrepareContext(ctx, `INSERT INTO notes(id, parent_id, title, is_todo, todo_due, todo_completed,
+			created_time, updated_time, deleted_time) VALUES (?,?,?,?,?,?,?,?,?)
+			ON CONFLICT(id) DO UPDATE SET parent_id=excluded.parent_id, title=excluded.title,
+			is_todo=excluded.is_todo, todo_due=excluded.todo_due, todo_completed=excluded.todo_completed,
+			created_time=excluded.created_time, updated_time=excluded.updated_time, deleted_time=excluded.deleted_time
+			RETURNING rid`)
+		if err != nil {
+			return err
+		}
+		defer up.Close()
+		// The text is rewritten (and re-tokenized) only when it changed.
+		text, err := tx.PrepareContext(ctx, `INSERT INTO texts(rid, title, body) VALUES (?,?,?)
+			ON CONFLICT(rid) DO UPDATE SET title=excluded.title, body=excluded.body
+			WHERE title IS NOT excluded.title OR body IS NOT excluded.body`)
+		if err != nil {
+			return err
+		}
+		defer text.Close()
+		for _, n := range notes {
+			todo := 0
+			if n.IsTodo {
+				todo = 1
+			}
+			var rid int64
+			if err := up.QueryRowContext(ctx, n.ID, n.ParentID, n.Title, todo, n.TodoDue, n.TodoCompleted,
+				n.CreatedTime, n.UpdatedTime, n.Deleted).Scan(&rid); err != nil {
+				return err
+			}
+			if _, err := text.ExecContext(ctx, rid, n.Title, n.Body); err != nil {
+				return err
+			}
+			if n.TagIDs != nil {
+				if err := setTags(ctx, tx, n.ID, n.TagIDs); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteNotes removes notes (deleted for good in Joplin).
+func (ix *Index) DeleteNotes(ctx context.Context, ids []string) error {
+	return ix.tx(ctx, "remove notes from the index", func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM texts WHERE rid = (SELECT rid FROM notes WHERE id = ?)`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE id = ?`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM note_tags WHERE note_id = ?`, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// SetNoteTags replaces the tags of one note.
+func (ix *Index) SetNoteTags(ctx context.Context, noteID string, tagIDs []string) error {
+	return ix.tx(ctx, "index note tags", func(tx *sql.Tx) error { return setTags(ctx, tx, noteID, tagIDs) })
+}
+
+func setTags(ctx context.Context, tx *sql.Tx, noteID string, tagIDs []string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM note_tags WHERE note_id = ?`, noteID); err != nil {
+		return err
+	}
+	for _, t := range tagIDs {
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO note_tags VALUES (?, ?)`, noteID, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReplaceFolders replaces every notebook.
+func (ix *Index) ReplaceFolders(ctx context.Context, folders []Folder) error {
+	return ix.tx(ctx, "index notebooks", func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM folders`); err != nil {
+			return err
+		}
+		for _, f := range folders {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO folders VALUES (?, ?, ?)`, f.ID, f.ParentID, f.Title); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ReplaceTags replaces every tag and, when links is not nil, every tag
+// link (note id -> tag ids).
+func (ix *Index) ReplaceTags(ctx context.Context, tags []Tag, links map[string][]string) error {
+	return ix.tx(ctx, "index tags", func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tags`); err != nil {
+			return err
+		}
+		for _, t := range tags {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tags VALUES (?, ?)`, t.ID, t.Title); err != nil {
+				return err
+			}
+		}
+		if links == nil {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM note_tags`); err != nil {
+			return err
+		}
+		for note, ids := range links {
+			for _, t := range ids {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO note_tags VALUES (?, ?)`, note, t); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// Stamp is what the reconciliation pass compares for one note.
+type Stamp struct {
+	ParentID    string
+	UpdatedTime int64
+	Deleted     int64
+}
+
+// Stamps returns the stamp of every indexed note.
+func (ix *Index) Stamps(ctx context.Context) (map[string]Stamp, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, parent_id, updated_time, deleted_time FROM notes`)
+	if err != nil {
+		return nil, wrap(err, "read note stamps")
+	}
+	defer rows.Close()
+	out := map[string]Stamp{}
+	for rows.Next() {
+		var id string
+		var s Stamp
+		if err := rows.Scan(&id, &s.ParentID, &s.UpdatedTime, &s.Deleted); err != nil {
+			return nil, wrap(err, "read note stamps")
+		}
+		out[id] = s
+	}
+	return out, wrap(rows.Err(), "read note stamps")
+}
+
+func (ix *Index) tx(ctx context.Context, what string, fn func(*sql.Tx) error) error {
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(err, what)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return wrap(err, what)
+	}
+	return wrap(tx.Commit(), what)
+}
