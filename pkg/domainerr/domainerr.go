@@ -46,6 +46,7 @@ const (
 	PlanMismatch          Code = "PLAN_MISMATCH"
 	ReceiptConflict       Code = "RECEIPT_CONFLICT"
 	SessionLimit          Code = "SESSION_LIMIT"
+	InsufficientScope     Code = "INSUFFICIENT_SCOPE"
 	Internal              Code = "INTERNAL"
 )
 
@@ -56,7 +57,7 @@ var AllCodes = []Code{
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
-	PlanMismatch, ReceiptConflict, SessionLimit, Internal,
+	PlanMismatch, ReceiptConflict, SessionLimit, InsufficientScope, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must
