@@ -87,9 +87,13 @@ const callWrite = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name
 func TestOAuthFrontDoor(t *testing.T) {
 	var writes atomic.Int32
 	h := oauthHTTP(t, &writes, tokenTable{
-		"ro-token":      principal("g-ro", scope.NotesRead),
-		"rw-token":      principal("g-rw", scope.NotesRead, scope.NotesWrite),
-		"foreign-token": func() oauthrs.Principal { p := principal("g-x", scope.NotesWrite); p.Audience = []string{"https://other/mcp"}; return p }(),
+		"ro-token": principal("g-ro", scope.NotesRead),
+		"rw-token": principal("g-rw", scope.NotesRead, scope.NotesWrite),
+		"foreign-token": func() oauthrs.Principal {
+			p := principal("g-x", scope.NotesWrite)
+			p.Audience = []string{"https://other/mcp"}
+			return p
+		}(),
 	})
 	md := `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"`
 	resp, body := post(t, h.srv.URL+Path, initBody("2025-06-18"), nil)
