@@ -56,6 +56,10 @@ type Config struct {
 	CodeLifespan         time.Duration
 	// SecretHashCost is the bcrypt cost of client secrets (0: 12).
 	SecretHashCost int
+	// RegisterRate and TokenRate bound registrations and token requests
+	// per client address (ulule format; defaults "10-M" and "60-M").
+	RegisterRate string
+	TokenRate    string
 }
 
 // Decision is what the owner's consent step decided.
@@ -91,6 +95,7 @@ type Server struct {
 	provider fosite.OAuth2Provider
 	strategy *oauth2.HMACSHAStrategy
 	metadata []byte
+	routes   map[string]http.Handler
 }
 
 // New opens the state in cfg.StateDir and builds the server.
@@ -112,6 +117,12 @@ func New(cfg Config) (*Server, error) {
 	cfg.RefreshTokenLifespan = orDefault(cfg.RefreshTokenLifespan, 30*24*time.Hour)
 	cfg.CodeLifespan = orDefault(cfg.CodeLifespan, 5*time.Minute)
 	cfg.SecretHashCost = orDefault(cfg.SecretHashCost, 12)
+	if cfg.RegisterRate == "" {
+		cfg.RegisterRate = "10-M"
+	}
+	if cfg.TokenRate == "" {
+		cfg.TokenRate = "60-M"
+	}
 	dir := filepath.Join(cfg.StateDir, "oauth")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("oauth state directory: %w", err)
@@ -161,7 +172,25 @@ func New(cfg Config) (*Server, error) {
 		"revocation_endpoint_auth_methods_supported": authMethods,
 		"scopes_supported":                           scope.NewSet(scope.All...).List(),
 	})
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	register, err := limited(cfg.RegisterRate, only(s.register, http.MethodPost))
+	if err != nil {
+		return nil, fmt.Errorf("oauth registration rate: %w", err)
+	}
+	token, err := limited(cfg.TokenRate, only(s.token, http.MethodPost))
+	if err != nil {
+		return nil, fmt.Errorf("oauth token rate: %w", err)
+	}
+	s.routes = map[string]http.Handler{
+		MetadataPath:  only(s.serveMetadata, http.MethodGet, http.MethodHead),
+		AuthorizePath: only(s.authorize, http.MethodGet, http.MethodPost),
+		TokenPath:     token,
+		RevokePath:    only(s.revoke, http.MethodPost),
+		RegisterPath:  register,
+	}
+	return s, nil
 }
 
 func orDefault[T int | time.Duration](v, def T) T {
@@ -202,15 +231,13 @@ func loadSecret(path string) ([]byte, error) {
 }
 
 // Routes maps every endpoint path to its handler; all are served without
-// a bearer token.
+// a bearer token. The map is a copy.
 func (s *Server) Routes() map[string]http.Handler {
-	return map[string]http.Handler{
-		MetadataPath:  only(s.serveMetadata, http.MethodGet, http.MethodHead),
-		AuthorizePath: only(s.authorize, http.MethodGet, http.MethodPost),
-		TokenPath:     only(s.token, http.MethodPost),
-		RevokePath:    only(s.revoke, http.MethodPost),
-		RegisterPath:  only(s.register, http.MethodPost),
+	out := make(map[string]http.Handler, len(s.routes))
+	for k, v := range s.routes {
+		out[k] = v
 	}
+	return out
 }
 
 // only restricts h to the given methods.

@@ -46,11 +46,18 @@ type asTest struct {
 
 func newASTest(t *testing.T, dir string) *asTest {
 	t.Helper()
+	return newASTestWith(t, dir, Config{RegisterRate: "1000-M", TokenRate: "1000-M"})
+}
+
+// newASTestWith serves an authorization server with cfg's rates.
+func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
+	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	c := &consentStub{decision: Approved}
-	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c, SecretHashCost: bcrypt.MinCost})
+	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c, SecretHashCost: bcrypt.MinCost,
+		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,26 @@ func TestClientBound(t *testing.T) {
 	}
 }
 
+// TestRatesPerAddress: registrations and token requests beyond their rate
+// get 429 and register or issue nothing.
+func TestRatesPerAddress(t *testing.T) {
+	a := newASTestWith(t, "", Config{RegisterRate: "2-M", TokenRate: "1-M"})
+	a.publicClient()
+	client := a.publicClient()
+	if st, out := a.register(`{"redirect_uris":["` + testRedirect + `"],"token_endpoint_auth_method":"none"}`); st != http.StatusTooManyRequests || out["client_id"] != nil {
+		t.Fatalf("third registration: %d %v", st, out)
+	}
+	if n := a.counts()[0]; n != 2 {
+		t.Fatalf("%d clients", n)
+	}
+	v, c := pkce()
+	code := a.code(client, c)
+	a.token(url.Values{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {"x"}})
+	if st, out := a.token(exchange(client, code, v)); st != http.StatusTooManyRequests || out["access_token"] != nil {
+		t.Fatalf("token beyond the rate: %d %v", st, out)
+	}
+}
+
 func FuzzParseRegistration(f *testing.F) {
 	f.Add([]byte(`{"redirect_uris":["https://client.example/cb"],"token_endpoint_auth_method":"none"}`))
 	f.Add([]byte(`{"redirect_uris":["http://127.0.0.1:1/cb"],"scope":"okf:read","grant_types":["authorization_code"]}`))

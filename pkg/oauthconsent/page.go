@@ -14,10 +14,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"html/template"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 	"time"
 
@@ -90,7 +88,7 @@ func New(cfg Config) (*Page, error) {
 // CSRF token and, to approve, the passphrase.
 func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthas.ConsentRequest) oauthas.Decision {
 	headers(w, req.RedirectURI)
-	addr := clientAddr(r)
+	addr := oauthas.ClientAddr(r)
 	if lc, err := p.lim.Get(r.Context(), addr); err != nil || lc.Reached {
 		p.message(w, http.StatusTooManyRequests, "Too many requests from your address. Wait a minute and reload the page.")
 		return oauthas.Pending
@@ -161,26 +159,6 @@ func (p *Page) csrf(nonce, query string) string {
 	m.Write([]byte{0})
 	m.Write([]byte(query))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
-}
-
-// clientAddr is the caller's IP. Behind a reverse proxy on a loopback or
-// private address (Caddy), it is the last X-Forwarded-For entry: the
-// address the proxy itself saw.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	ip := net.ParseIP(host)
-	if ip != nil && (ip.IsLoopback() || ip.IsPrivate()) {
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			parts := strings.Split(xff[len(xff)-1], ",")
-			if last := net.ParseIP(strings.TrimSpace(parts[len(parts)-1])); last != nil {
-				return last.String()
-			}
-		}
-	}
-	return host
 }
 
 // headers sets the page's security headers. Forms may post only here, and

@@ -264,7 +264,7 @@ func TestClientAddr(t *testing.T) {
 		if c.xff != "" {
 			r.Header.Set("X-Forwarded-For", c.xff)
 		}
-		if got := clientAddr(r); got != c.want {
+		if got := oauthas.ClientAddr(r); got != c.want {
 			t.Errorf("%s %q: %s, want %s", c.remote, c.xff, got, c.want)
 		}
 	}
