@@ -56,6 +56,9 @@ type Config struct {
 	CodeLifespan         time.Duration
 	// SecretHashCost is the bcrypt cost of client secrets (0: 12).
 	SecretHashCost int
+	// CIMDTesting relaxes the fetch of Client ID Metadata Documents in
+	// tests; it must stay zero in production.
+	CIMDTesting CIMDTesting
 	// RegisterRate and TokenRate bound registrations and token requests
 	// per client address (ulule format; defaults "10-M" and "60-M").
 	RegisterRate string
@@ -96,6 +99,7 @@ type Server struct {
 	strategy *oauth2.HMACSHAStrategy
 	metadata []byte
 	routes   map[string]http.Handler
+	cimd     *http.Client
 }
 
 // New opens the state in cfg.StateDir and builds the server.
@@ -150,7 +154,7 @@ func New(cfg Config) (*Server, error) {
 		SendDebugMessagesToClients:     false,
 	}
 	strategy := compose.NewOAuth2HMACStrategy(fc)
-	s := &Server{cfg: cfg, store: store, strategy: strategy}
+	s := &Server{cfg: cfg, store: store, strategy: strategy, cimd: cimdClient(cfg.CIMDTesting)}
 	s.provider = compose.Compose(fc, store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,
@@ -171,6 +175,7 @@ func New(cfg Config) (*Server, error) {
 		"token_endpoint_auth_methods_supported":      authMethods,
 		"revocation_endpoint_auth_methods_supported": authMethods,
 		"scopes_supported":                           scope.NewSet(scope.All...).List(),
+		"client_id_metadata_document_supported":      true,
 	})
 	if err != nil {
 		return nil, err

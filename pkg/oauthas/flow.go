@@ -34,6 +34,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		writeJSONError(w, http.StatusBadRequest, "invalid_request", "the request could not be parsed")
 		return
 	}
+	if id := r.Form.Get("client_id"); isCIMDClientID(id) && !s.ensureCIMDClient(w, r, id) {
+		return
+	}
 	// Exact redirect matching, before fosite (which lets loopback
 	// redirects vary their port) can redirect anywhere.
 	if c, ok := s.store.lookupClient(r.Form.Get("client_id")); ok {

@@ -49,7 +49,8 @@ func newASTest(t *testing.T, dir string) *asTest {
 	return newASTestWith(t, dir, Config{RegisterRate: "1000-M", TokenRate: "1000-M"})
 }
 
-// newASTestWith serves an authorization server with cfg's rates.
+// newASTestWith serves an authorization server with cfg's rates and
+// CIMD test setting.
 func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
 	t.Helper()
 	if dir == "" {
@@ -57,7 +58,7 @@ func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
 	}
 	c := &consentStub{decision: Approved}
 	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c, SecretHashCost: bcrypt.MinCost,
-		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate})
+		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, CIMDTesting: cfg.CIMDTesting})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,8 @@ var authMethods = []string{authNone, authPost, authBasic}
 // Registration is the part of an RFC 7591 client metadata document
 // notebridge reads; other members are ignored, as RFC 7591 §2 allows.
 type Registration struct {
+	// ClientID is read only from Client ID Metadata Documents.
+	ClientID      string   `json:"client_id"`
 	RedirectURIs  []string `json:"redirect_uris"`
 	ClientName    string   `json:"client_name"`
 	AuthMethod    string   `json:"token_endpoint_auth_method"`
@@ -64,8 +66,9 @@ func badRedirect(format string, args ...any) error {
 }
 
 // ParseRegistration decodes and validates a registration document of at
-// most MaxRegistrationBytes, filling the defaults: client_secret_basic
-// (RFC 7591 §2), both grant types, the code response type, every scope.
+// most MaxRegistrationBytes, filling the defaults: both grant types, the
+// code response type, every scope. An absent auth method stays empty: its
+// default depends on how the client registers.
 func ParseRegistration(raw []byte) (Registration, scope.Set, error) {
 	var reg Registration
 	if len(raw) > MaxRegistrationBytes {
@@ -90,9 +93,7 @@ func ParseRegistration(raw []byte) (Registration, scope.Set, error) {
 		return reg, scope.Set{}, badMetadata("client_name must be printable text of at most %d bytes", maxClientNameLen)
 	}
 	switch reg.AuthMethod {
-	case "":
-		reg.AuthMethod = authBasic
-	case authNone, authPost, authBasic:
+	case "", authNone, authPost, authBasic:
 	default:
 		return reg, scope.Set{}, badMetadata("token_endpoint_auth_method must be one of %s", strings.Join(authMethods, ", "))
 	}
@@ -166,6 +167,9 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	if errors.As(err, &em) {
 		writeJSONError(w, http.StatusBadRequest, em.code, em.msg)
 		return
+	}
+	if reg.AuthMethod == "" {
+		reg.AuthMethod = authBasic // RFC 7591 §2
 	}
 	id := randomString(24)
 	rec := clientRecord{ID: id, Name: reg.ClientName, RedirectURIs: reg.RedirectURIs, GrantTypes: reg.GrantTypes,
