@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/ory/fosite"
@@ -59,10 +60,13 @@ type Config struct {
 	// CIMDTesting relaxes the fetch of Client ID Metadata Documents in
 	// tests; it must stay zero in production.
 	CIMDTesting CIMDTesting
-	// RegisterRate and TokenRate bound registrations and token requests
-	// per client address (ulule format; defaults "10-M" and "60-M").
-	RegisterRate string
-	TokenRate    string
+	// RegisterRate bounds registrations, TokenRate token and revocation
+	// requests, AuthorizeRate authorization requests (each may fetch a
+	// client metadata document), per client address (ulule format;
+	// defaults "10-M", "60-M", "60-M").
+	RegisterRate  string
+	TokenRate     string
+	AuthorizeRate string
 }
 
 // Decision is what the owner's consent step decided.
@@ -127,6 +131,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.TokenRate == "" {
 		cfg.TokenRate = "60-M"
 	}
+	if cfg.AuthorizeRate == "" {
+		cfg.AuthorizeRate = "60-M"
+	}
 	dir := filepath.Join(cfg.StateDir, "oauth")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("oauth state directory: %w", err)
@@ -188,11 +195,19 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("oauth token rate: %w", err)
 	}
+	revoke, err := limited(cfg.TokenRate, only(s.revoke, http.MethodPost))
+	if err != nil {
+		return nil, fmt.Errorf("oauth token rate: %w", err)
+	}
+	authorize, err := limited(cfg.AuthorizeRate, only(s.authorize, http.MethodGet, http.MethodPost))
+	if err != nil {
+		return nil, fmt.Errorf("oauth authorize rate: %w", err)
+	}
 	s.routes = map[string]http.Handler{
 		MetadataPath:  only(s.serveMetadata, http.MethodGet, http.MethodHead),
-		AuthorizePath: only(s.authorize, http.MethodGet, http.MethodPost),
+		AuthorizePath: authorize,
 		TokenPath:     token,
-		RevokePath:    only(s.revoke, http.MethodPost),
+		RevokePath:    revoke,
 		RegisterPath:  register,
 	}
 	return s, nil
@@ -249,7 +264,7 @@ func (s *Server) Routes() map[string]http.Handler {
 func only(h http.HandlerFunc, methods ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !slices.Contains(methods, r.Method) {
-			w.Header().Set("Allow", fmt.Sprint(methods))
+			w.Header().Set("Allow", strings.Join(methods, ", "))
 			writeJSONError(w, http.StatusMethodNotAllowed, "invalid_request", "method not allowed")
 			return
 		}

@@ -37,7 +37,7 @@ func pool(srv *httptest.Server) *x509.CertPool {
 
 func newCIMDTest(t *testing.T, testing CIMDTesting) *asTest {
 	t.Helper()
-	return newASTestWith(t, "", Config{RegisterRate: "1000-M", TokenRate: "1000-M", CIMDTesting: testing})
+	return newASTestWith(t, "", Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M", CIMDTesting: testing})
 }
 
 func goodDoc(self string) (int, string) {

@@ -46,7 +46,7 @@ type asTest struct {
 
 func newASTest(t *testing.T, dir string) *asTest {
 	t.Helper()
-	return newASTestWith(t, dir, Config{RegisterRate: "1000-M", TokenRate: "1000-M"})
+	return newASTestWith(t, dir, Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M"})
 }
 
 // newASTestWith serves an authorization server with cfg's rates and
@@ -58,7 +58,7 @@ func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
 	}
 	c := &consentStub{decision: Approved}
 	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c, SecretHashCost: bcrypt.MinCost,
-		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, CIMDTesting: cfg.CIMDTesting})
+		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, AuthorizeRate: cfg.AuthorizeRate, CIMDTesting: cfg.CIMDTesting})
 	if err != nil {
 		t.Fatal(err)
 	}

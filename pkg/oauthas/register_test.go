@@ -111,7 +111,7 @@ func TestClientBound(t *testing.T) {
 // TestRatesPerAddress: registrations and token requests beyond their rate
 // get 429 and register or issue nothing.
 func TestRatesPerAddress(t *testing.T) {
-	a := newASTestWith(t, "", Config{RegisterRate: "2-M", TokenRate: "1-M"})
+	a := newASTestWith(t, "", Config{RegisterRate: "2-M", TokenRate: "1-M", AuthorizeRate: "1000-M"})
 	a.publicClient()
 	client := a.publicClient()
 	if st, out := a.register(`{"redirect_uris":["` + testRedirect + `"],"token_endpoint_auth_method":"none"}`); st != http.StatusTooManyRequests || out["client_id"] != nil {
@@ -125,6 +125,16 @@ func TestRatesPerAddress(t *testing.T) {
 	a.token(url.Values{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {"x"}})
 	if st, out := a.token(exchange(client, code, v)); st != http.StatusTooManyRequests || out["access_token"] != nil {
 		t.Fatalf("token beyond the rate: %d %v", st, out)
+	}
+	a.revoke(client, "x")
+	if st := a.revoke(client, "x"); st != http.StatusTooManyRequests {
+		t.Fatalf("revocation beyond the rate: %d", st)
+	}
+	b := newASTestWith(t, "", Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1-M"})
+	bc := b.publicClient()
+	b.code(bc, c)
+	if resp, loc := b.authorize(authParams(bc, c)); resp.StatusCode != http.StatusTooManyRequests || loc != nil || len(b.consent.asked) != 1 {
+		t.Fatalf("authorization beyond the rate: %d %v", resp.StatusCode, loc)
 	}
 }
 
