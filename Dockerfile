@@ -13,6 +13,8 @@
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+# go.mod replaces github.com/ory/x with this directory (see its README).
+COPY third_party/ third_party/
 RUN --mount=type=secret,id=build_ca,target=/run/secrets/build_ca \
     if [ -s /run/secrets/build_ca ]; then \
       cat /etc/ssl/certs/ca-certificates.crt /run/secrets/build_ca >/tmp/ca.pem \

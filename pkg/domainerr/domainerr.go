@@ -47,6 +47,7 @@ const (
 	ReceiptConflict       Code = "RECEIPT_CONFLICT"
 	UndoConflict          Code = "UNDO_CONFLICT"
 	SessionLimit          Code = "SESSION_LIMIT"
+	InsufficientScope     Code = "INSUFFICIENT_SCOPE"
 	Internal              Code = "INTERNAL"
 )
 
@@ -57,7 +58,7 @@ var AllCodes = []Code{
 	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
-	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, Internal,
+	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, InsufficientScope, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must

@@ -16,6 +16,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/scope"
 )
 
 // Limits bounds what one call may ask of the process.
@@ -106,6 +107,9 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 	if !e.reg.Permits(op) {
 		return nil, domainerr.New(domainerr.ReadOnly, "operation %s changes data and this server runs read-only", name)
 	}
+	if ok, need := scope.Permits(ctx, op); !ok {
+		return nil, InsufficientScope(name, need)
+	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`)
 	}
@@ -157,6 +161,18 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 		}
 	}
 	return encoded, nil
+}
+
+// InsufficientScope is the error for a caller whose OAuth token lacks the
+// scope need that operation name requires; details.scope names it ("" when
+// no token can call the operation).
+func InsufficientScope(name string, need scope.Scope) *domainerr.Error {
+	if need == "" {
+		return domainerr.New(domainerr.InsufficientScope, "operation %s cannot be called with an OAuth token", name).
+			WithDetails(map[string]any{"scope": ""})
+	}
+	return domainerr.New(domainerr.InsufficientScope, "operation %s needs the OAuth scope %s, which this token was not granted", name, need).
+		WithDetails(map[string]any{"scope": string(need)})
 }
 
 func (e *Executor) run(ctx context.Context, op registry.Operation, args json.RawMessage) (out any, err error) {

@@ -10,6 +10,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
+	"github.com/notebridge/notebridge/pkg/scope"
 )
 
 type echoIn struct {
@@ -155,4 +156,60 @@ func TestBusyBeyondMaxActive(t *testing.T) {
 	}
 	close(block)
 	<-done
+}
+
+// TestScopeIsCheckedBeforeTheHandler: a caller whose context carries OAuth
+// scopes without the one an operation needs gets INSUFFICIENT_SCOPE naming
+// it, and the handler never runs; a caller without scopes keeps full access.
+func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
+	var calls atomic.Int32
+	mk := func(name, toolset string, effect registry.Effect) registry.Operation {
+		return registry.Operation{Name: name, Title: "T", Description: "D", Toolset: toolset,
+			InputSchema:  schema.JSON(schema.Object("", map[string]any{})),
+			OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
+			Effect:       effect, Exposure: []registry.Transport{registry.MCPHTTP, registry.Actions},
+			Handler: func(context.Context, json.RawMessage) (any, error) {
+				calls.Add(1)
+				return map[string]any{}, nil
+			}}
+	}
+	reg, err := registry.New(mk("read_note", "joplin", registry.EffectRead), mk("create_note", "joplin", registry.EffectCreate),
+		mk("okf_write", "okf", registry.EffectUpdate), mk("stray", "stray", registry.EffectRead))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := New(reg, DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readOnly := scope.WithGranted(context.Background(), scope.NewSet(scope.NotesRead, scope.OKFRead))
+	for _, tr := range []registry.Transport{registry.MCPHTTP, registry.Actions} {
+		for _, c := range []struct {
+			op   string
+			want scope.Scope
+		}{{"create_note", scope.NotesWrite}, {"okf_write", scope.OKFWrite}, {"stray", ""}} {
+			_, derr := ex.Call(readOnly, tr, c.op, json.RawMessage(`{}`))
+			if derr == nil || derr.Code != domainerr.InsufficientScope || derr.Details["scope"] != string(c.want) || derr.Retryable {
+				t.Errorf("%s %s: %+v", tr, c.op, derr)
+			}
+		}
+		// Bad arguments are not even looked at: the scope comes first.
+		if _, derr := ex.Call(readOnly, tr, "create_note", json.RawMessage(`{"x":1}`)); derr == nil || derr.Code != domainerr.InsufficientScope {
+			t.Errorf("%s: invalid arguments of a forbidden call: %+v", tr, derr)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("%d handlers ran without their scope", n)
+	}
+	if _, derr := ex.Call(readOnly, registry.MCPHTTP, "read_note", nil); derr != nil {
+		t.Fatalf("read with notes:read: %v", derr)
+	}
+	for _, op := range []string{"create_note", "okf_write", "stray"} {
+		if _, derr := ex.Call(context.Background(), registry.MCPHTTP, op, nil); derr != nil {
+			t.Fatalf("%s without scopes (full access): %v", op, derr)
+		}
+	}
+	if n := calls.Load(); n != 4 {
+		t.Fatalf("%d handler runs, want 4", n)
+	}
 }

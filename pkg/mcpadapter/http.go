@@ -48,6 +48,9 @@ type HTTPConfig struct {
 	// nothing for that long (0: the defaults).
 	MaxStreamsPerCredential int
 	StreamIdleTimeout       time.Duration
+	// OAuth, when set, also admits access tokens of our authorization
+	// server (limited to their scopes) and serves its routes openly.
+	OAuth *OAuthConfig
 }
 
 // The defaults of the session and stream bounds.
@@ -89,6 +92,13 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 			origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 		}
 	}
+	auth := httpfront.Authenticate(cfg.Token, healthPaths...)
+	if cfg.OAuth != nil {
+		if cfg.OAuth.Resource == nil {
+			return nil, nil, errors.New("mcp http: OAuth needs a resource server")
+		}
+		auth = authenticateOAuth(cfg.Token, cfg.OAuth, healthPaths...)
+	}
 	e := httpfront.New()
 	e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -97,7 +107,7 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 			}
 			return next(c)
 		}
-	}, httpfront.Authenticate(cfg.Token, healthPaths...), httpfront.LimitBody(cfg.MaxBodyBytes))
+	}, auth, httpfront.LimitBody(cfg.MaxBodyBytes))
 	reg := newSessions(orDefault(cfg.SessionIdleTTL, DefaultSessionIdleTTL),
 		orDefault(cfg.MaxSessionsPerCredential, DefaultMaxSessionsPerCredential), orDefault(cfg.MaxSessions, DefaultMaxSessions))
 	g := &guard{
@@ -111,6 +121,12 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 	}
 	reg.expire = g.reclaim
 	e.Any(Path, echo.WrapHandler(g))
+	if cfg.OAuth != nil {
+		g.rs, g.run = cfg.OAuth.Resource, runnerFor(s)
+		for p, h := range cfg.OAuth.Routes {
+			e.Any(p, echo.WrapHandler(h))
+		}
+	}
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})

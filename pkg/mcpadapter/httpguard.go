@@ -15,6 +15,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/oauthrs"
 )
 
 // guard sits between the authenticated front door and mcp-go's Streamable
@@ -30,6 +31,10 @@ type guard struct {
 	sessions   *sessions
 	maxStreams int
 	streamIdle time.Duration
+	// rs and run, set when OAuth is on, refuse a tools/call beyond the
+	// token's scopes with HTTP 403 (see scopeRefusal).
+	rs  *oauthrs.Server
+	run *runner
 }
 
 // The JSON-RPC error codes of session failures, as the reference
@@ -51,12 +56,19 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m, ok := peek(body)
+	if ok && g.scopeRefusal(w, r, m) {
+		return
+	}
 	if !ok || isModern(r.Header, m) {
 		// mcp-go answers a body that is not a JSON object (-32700).
 		g.next.ServeHTTP(w, r)
 		return
 	}
 	owner := credential(r.Header)
+	if p, ok := principalFrom(r.Context()); ok {
+		// An OAuth grant owns its sessions across token refreshes.
+		owner = "oauth:" + p.GrantID
+	}
 	switch {
 	case r.Method == http.MethodPost && m.Method == string(mcp.MethodInitialize):
 		g.initialize(w, r, owner, m)
@@ -156,6 +168,7 @@ type message struct {
 	ID     json.RawMessage `json:"id"`
 	Method string          `json:"method"`
 	Params struct {
+		Name string                     `json:"name"`
 		Meta map[string]json.RawMessage `json:"_meta"`
 	} `json:"params"`
 }

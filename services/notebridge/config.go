@@ -55,6 +55,9 @@ type config struct {
 	MCPMaxSessions              int
 	MCPMaxStreamsPerCredential  int
 	MCPStreamIdleTimeout        time.Duration
+
+	OAuth               bool
+	OwnerPassphraseFile string
 }
 
 func defaultStateDir() string {

@@ -36,8 +36,8 @@ Usage:
   notebridge capabilities   print transports, protocol versions and operations as JSON
   notebridge journal [show N]  list uncertain writes for the operator, or show one
   notebridge journal receipts | receipt ID   list note-change receipts, or show one (no note text)
-  notebridge secrets init [--dir DIR]   create the Joplin, MCP and Actions tokens (0600)
-  notebridge secrets show NAME [--dir DIR]   print one token (joplin-token, mcp-token, actions-token)
+  notebridge secrets init [--dir DIR]   create the Joplin, MCP and Actions tokens and the owner passphrase (0600)
+  notebridge secrets show NAME [--dir DIR]   print one token (joplin-token, mcp-token, actions-token) or the owner-passphrase
   notebridge healthcheck    probe /healthz (the container HEALTHCHECK)
   notebridge version        print the version
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -37,7 +38,10 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 // runMCPServe serves MCP Streamable HTTP with health routes until ctx ends.
 func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
-	c, a, err := setup("mcp serve", args, stderr, true, nil)
+	c, a, err := setup("mcp serve", args, stderr, true, func(fs *flag.FlagSet, c *config) {
+		bindOAuthFlags(fs, c)
+		fs.StringVar(&c.Domain, "domain", "", "public DNS name of the service (NOTEBRIDGE_DOMAIN); with --oauth the MCP resource is https://DOMAIN/mcp")
+	})
 	if err != nil {
 		return err
 	}
@@ -74,10 +78,20 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		return listener{}, err
 	}
 	token = token.DistinctFrom(mcpCred, a.log, c.credentials(mcpCred)...)
+	origins := strings.Split(c.AllowedOrigins, ",")
+	var oc *mcpadapter.OAuthConfig
+	if c.OAuth {
+		var origin string
+		if oc, origin, err = oauthConfig(c, a, stderr); err != nil {
+			return listener{}, err
+		}
+		origins = append(origins, origin) // the consent form posts from it
+	}
 	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
 		Token:          token,
-		AllowedOrigins: strings.Split(c.AllowedOrigins, ","),
+		AllowedOrigins: origins,
+		OAuth:          oc,
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
 

@@ -44,8 +44,9 @@ func runHealthcheck(ctx context.Context, args []string, stderr io.Writer) error 
 }
 
 // runSecretsInit creates the three independent tokens (Joplin API, MCP,
-// Actions) in a directory, each a 0600 file owned by --owner, keeping any
-// that already exist. It prints file names, never tokens.
+// Actions) and the owner passphrase that approves OAuth clients (with its
+// argon2id hash) in a directory, each a 0600 file owned by --owner,
+// keeping any that already exist. It prints file names, never secrets.
 func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("secrets init", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -94,6 +95,19 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s %s\n", state, path)
 	}
+	created, err := writePassphrase(*dir)
+	if err != nil {
+		return err
+	}
+	for _, name := range []string{passphraseName, passphraseHashName} {
+		path := filepath.Join(*dir, name)
+		if uid >= 0 {
+			if err := os.Chown(path, uid, gid); err != nil {
+				return fmt.Errorf("chown %s: %w", path, errors.Unwrap(err))
+			}
+		}
+		fmt.Fprintf(stdout, "%s %s\n", map[bool]string{true: "created", false: "kept"}[created], path)
+	}
 	return nil
 }
 
@@ -116,8 +130,8 @@ func runSecretsShow(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if !slices.Contains(secretNames, name) {
-		return fmt.Errorf("usage: notebridge secrets show {%s} [--dir DIR]", strings.Join(secretNames, "|"))
+	if shown := append(slices.Clone(secretNames), passphraseName); !slices.Contains(shown, name) {
+		return fmt.Errorf("usage: notebridge secrets show {%s} [--dir DIR]", strings.Join(shown, "|"))
 	}
 	b, err := os.ReadFile(filepath.Join(*dir, name))
 	if err != nil {

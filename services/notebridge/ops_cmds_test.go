@@ -11,7 +11,7 @@ import (
 func TestSecretsInitCreatesKeepsAndImports(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "secrets")
 	out, err := exec.Command(binPath, "secrets", "init", "--dir", dir).CombinedOutput()
-	if err != nil || strings.Count(string(out), "created") != 3 {
+	if err != nil || strings.Count(string(out), "created") != 5 {
 		t.Fatalf("first run: %s %v", out, err)
 	}
 	tokens := map[string]string{}
@@ -33,7 +33,7 @@ func TestSecretsInitCreatesKeepsAndImports(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "desktop")
 	os.WriteFile(src, []byte("desktop-token-123\n"), 0o600)
 	out, err = exec.Command(binPath, "secrets", "init", "--dir", dir, "--joplin-token-from", src).CombinedOutput()
-	if err != nil || strings.Count(string(out), "kept") != 2 || !strings.Contains(string(out), "imported") {
+	if err != nil || strings.Count(string(out), "kept") != 4 || !strings.Contains(string(out), "imported") {
 		t.Fatalf("second run: %s %v", out, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "joplin-token")); strings.TrimSpace(string(b)) != "desktop-token-123" {

@@ -19,7 +19,10 @@ import (
 // runServe is the service the container runs: MCP Streamable HTTP with
 // health routes, and GPT Actions on a separate port when enabled.
 func runServe(ctx context.Context, args []string, stderr io.Writer) error {
-	c, a, err := setup("serve", args, stderr, true, bindActionsFlags)
+	c, a, err := setup("serve", args, stderr, true, func(fs *flag.FlagSet, c *config) {
+		bindActionsFlags(fs, c)
+		bindOAuthFlags(fs, c)
+	})
 	if err != nil {
 		return err
 	}

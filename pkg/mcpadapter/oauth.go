@@ -1,0 +1,104 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/oauthrs"
+	"github.com/notebridge/notebridge/pkg/scope"
+)
+
+// OAuthConfig turns on OAuth 2.1 for /mcp: access tokens of our own
+// authorization server are accepted beside the static bearer token, and
+// Routes (metadata, authorization endpoints) are served without
+// authentication.
+type OAuthConfig struct {
+	Resource *oauthrs.Server
+	// Routes maps exact paths to handlers served without a bearer token.
+	Routes map[string]http.Handler
+}
+
+type principalKey struct{}
+
+// principalFrom returns the OAuth principal a request authenticated as.
+func principalFrom(ctx context.Context) (oauthrs.Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(oauthrs.Principal)
+	return p, ok
+}
+
+// authenticateOAuth is the front door when OAuth is on. The static bearer
+// token is checked first and keeps full access; otherwise an access token
+// of our authorization server, checked for issuer, audience and expiry,
+// admits the request with its scopes in the context. A request with
+// neither gets 401 with the RFC 9728 challenge naming the metadata.
+func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) echo.MiddlewareFunc {
+	rs := oc.Resource
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			for _, o := range open {
+				if r.URL.Path == o {
+					return next(c)
+				}
+			}
+			if _, ok := oc.Routes[r.URL.Path]; ok {
+				return next(c)
+			}
+			err := tf.Check(r.Header)
+			if errors.Is(err, httpauth.ErrCredentialConflict) {
+				return httpfront.WriteError(c, http.StatusServiceUnavailable, domainerr.New(domainerr.CredentialConflict,
+					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
+			}
+			if err == nil {
+				return next(c)
+			}
+			tok, perr := httpauth.ParseBearer(r.Header)
+			if perr != nil {
+				c.Response().Header().Set("WWW-Authenticate", rs.Challenge())
+				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
+			}
+			p, aerr := rs.Authenticate(r.Context(), tok)
+			if aerr != nil {
+				c.Response().Header().Set("WWW-Authenticate", rs.InvalidTokenChallenge())
+				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
+			}
+			ctx := scope.WithGranted(context.WithValue(r.Context(), principalKey{}, p), p.Scopes)
+			c.SetRequest(r.WithContext(ctx))
+			return next(c)
+		}
+	}
+}
+
+// scopeRefusal answers a tools/call whose OAuth token lacks the tool's scope
+// with HTTP 403 and the insufficient_scope challenge (MCP authorization,
+// Scope Challenge Handling), before mcp-go sees it, and reports whether it
+// did. The executor refuses the same call anyway; this only lets the
+// client step up.
+func (g *guard) scopeRefusal(w http.ResponseWriter, r *http.Request, m message) bool {
+	if g.rs == nil || g.run == nil || m.Method != "tools/call" {
+		return false
+	}
+	granted, limited := scope.Granted(r.Context())
+	if !limited || !g.run.tools[m.Params.Name] {
+		return false
+	}
+	op, ok := g.run.ex.Registry().Lookup(m.Params.Name)
+	if !ok {
+		return false
+	}
+	allowed, need := scope.Permits(r.Context(), op)
+	if allowed {
+		return false
+	}
+	w.Header().Set("WWW-Authenticate", g.rs.ScopeChallenge(granted, need))
+	derr := executor.InsufficientScope(op.Name, need)
+	writeRPCError(w, http.StatusForbidden, m.ID, codeBadSession, derr.Message, derr)
+	return true
+}

@@ -1,0 +1,247 @@
+// Package oauthconsent is the owner's consent page of the built-in
+// authorization server: plain HTML, no third-party assets, strict security
+// headers. It names the client, where it will send the owner back and the
+// scopes asked for, and approves with the owner passphrase (argon2id hash).
+// Forms carry a CSRF token bound to a cookie and to the exact request;
+// attempts are rate-limited per client address (ulule/limiter), and an
+// address is locked out after repeated wrong passphrases.
+package oauthconsent
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/ulule/limiter/v3"
+	"github.com/ulule/limiter/v3/drivers/store/memory"
+
+	"github.com/notebridge/notebridge/pkg/oauthas"
+	"github.com/notebridge/notebridge/pkg/scope"
+)
+
+// Config configures the page.
+type Config struct {
+	Hash Hash
+	// Rate bounds consent requests per client address (ulule format,
+	// default "30-M").
+	Rate string
+	// MaxFailures wrong passphrases lock an address out for Lockout
+	// (defaults 5 and 15 minutes).
+	MaxFailures int
+	Lockout     time.Duration
+	// Now is the clock of the lockout (nil: time.Now).
+	Now func() time.Time
+}
+
+// Page implements oauthas.Consent.
+type Page struct {
+	cfg   Config
+	key   []byte
+	lim   *limiter.Limiter
+	mu    sync.Mutex
+	fails map[string]failures
+}
+
+type failures struct {
+	count int
+	until time.Time
+}
+
+// cookieName holds the CSRF nonce; __Host- pins it to this origin, https
+// and path /.
+const cookieName = "__Host-notebridge-consent"
+
+// New builds the page.
+func New(cfg Config) (*Page, error) {
+	if len(cfg.Hash.key) == 0 {
+		return nil, errors.New("oauth consent: the owner passphrase hash is required")
+	}
+	if cfg.Rate == "" {
+		cfg.Rate = "30-M"
+	}
+	rate, err := limiter.NewRateFromFormatted(cfg.Rate)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxFailures <= 0 {
+		cfg.MaxFailures = 5
+	}
+	if cfg.Lockout <= 0 {
+		cfg.Lockout = 15 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	return &Page{cfg: cfg, key: key, lim: limiter.New(memory.NewStore(), rate), fails: map[string]failures{}}, nil
+}
+
+// Decide implements oauthas.Consent: GET shows the page; POST checks the
+// CSRF token and, to approve, the passphrase.
+func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthas.ConsentRequest) oauthas.Decision {
+	headers(w, req.RedirectURI)
+	addr := oauthas.ClientAddr(r)
+	if lc, err := p.lim.Get(r.Context(), addr); err != nil || lc.Reached {
+		p.message(w, http.StatusTooManyRequests, "Too many requests from your address. Wait a minute and reload the page.")
+		return oauthas.Pending
+	}
+	if p.locked(addr) {
+		p.message(w, http.StatusTooManyRequests, "Too many wrong passphrases from your address. Try again later.")
+		return oauthas.Pending
+	}
+	if r.Method != http.MethodPost {
+		p.form(w, r, req, http.StatusOK, "")
+		return oauthas.Pending
+	}
+	for k := range r.PostForm {
+		if k != "csrf" && k != "passphrase" && k != "decision" {
+			p.message(w, http.StatusBadRequest, "The form carries unexpected fields.")
+			return oauthas.Pending
+		}
+	}
+	c, err := r.Cookie(cookieName)
+	if err != nil || !hmac.Equal([]byte(r.PostForm.Get("csrf")), []byte(p.csrf(c.Value, r.URL.RawQuery))) {
+		p.message(w, http.StatusForbidden, "This form expired or did not come from this page. Go back to the application and start again.")
+		return oauthas.Pending
+	}
+	switch r.PostForm.Get("decision") {
+	case "deny":
+		return oauthas.Denied
+	case "approve":
+	default:
+		p.message(w, http.StatusBadRequest, "Choose Approve or Deny.")
+		return oauthas.Pending
+	}
+	if !p.cfg.Hash.Matches(r.PostForm.Get("passphrase")) {
+		p.fail(addr)
+		p.form(w, r, req, http.StatusUnauthorized, "Wrong passphrase.")
+		return oauthas.Pending
+	}
+	p.mu.Lock()
+	delete(p.fails, addr)
+	p.mu.Unlock()
+	return oauthas.Approved
+}
+
+func (p *Page) locked(addr string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f := p.fails[addr]
+	return f.count >= p.cfg.MaxFailures && p.cfg.Now().Before(f.until)
+}
+
+func (p *Page) fail(addr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	f := p.fails[addr]
+	if f.count >= p.cfg.MaxFailures { // a lockout that has passed
+		f = failures{}
+	}
+	f.count++
+	if f.count >= p.cfg.MaxFailures {
+		f.until = p.cfg.Now().Add(p.cfg.Lockout)
+	}
+	p.fails[addr] = f
+}
+
+// csrf binds a form to its cookie nonce and to the exact request query.
+func (p *Page) csrf(nonce, query string) string {
+	m := hmac.New(sha256.New, p.key)
+	m.Write([]byte(nonce))
+	m.Write([]byte{0})
+	m.Write([]byte(query))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// headers sets the page's security headers. Forms may post only here, and
+// the redirect after approval may go only to the client's redirect origin.
+func headers(w http.ResponseWriter, redirect string) {
+	formAction := "'self'"
+	if u, err := url.Parse(redirect); err == nil && u.Scheme != "" && u.Host != "" {
+		formAction += " " + u.Scheme + "://" + u.Host
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+}
+
+// scopeText says what each scope allows, in the owner's words.
+var scopeText = map[scope.Scope]string{
+	scope.NotesRead:  "read your Joplin notes, notebooks, tags and attachments",
+	scope.NotesWrite: "create, change and trash your Joplin notes, notebooks, tags and attachments",
+	scope.OKFRead:    "read your OKF knowledge bundles",
+	scope.OKFWrite:   "change your OKF knowledge bundles",
+}
+
+type formData struct {
+	ClientName, ClientID, RedirectHost, CSRF, Error string
+	Scopes                                          []string
+}
+
+func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthas.ConsentRequest, status int, problem string) {
+	nonceBytes := make([]byte, 24)
+	_, _ = rand.Read(nonceBytes)
+	nonce := base64.RawURLEncoding.EncodeToString(nonceBytes)
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, MaxAge: 600})
+	d := formData{ClientName: req.ClientName, ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
+	if d.ClientName == "" {
+		d.ClientName = "An unnamed application"
+	}
+	if u, err := url.Parse(req.RedirectURI); err == nil {
+		d.RedirectHost = u.Host
+	}
+	for _, s := range req.Scopes.List() {
+		d.Scopes = append(d.Scopes, string(s)+": "+scopeText[s])
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = formPage.Execute(w, d)
+}
+
+func (p *Page) message(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = messagePage.Execute(w, msg)
+}
+
+var formPage = template.Must(template.New("consent").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Allow access to your notes?</title></head>
+<body>
+<h1>Allow access to your notes?</h1>
+<p><strong>{{.ClientName}}</strong> (client ID <code>{{.ClientID}}</code>) asks to use notebridge on your behalf.
+After you decide, you are sent back to <strong>{{.RedirectHost}}</strong>.
+Approve only if you started this from an application at that address.</p>
+<p>It asks to:</p>
+<ul>{{range .Scopes}}<li>{{.}}</li>{{end}}</ul>
+{{if .Error}}<p role="alert"><strong>{{.Error}}</strong></p>{{end}}
+<form method="post">
+<input type="hidden" name="csrf" value="{{.CSRF}}">
+<p><label for="passphrase">Owner passphrase</label><br>
+<input id="passphrase" name="passphrase" type="password" autocomplete="current-password" autofocus></p>
+<p><button type="submit" name="decision" value="approve">Approve</button>
+<button type="submit" name="decision" value="deny">Deny</button></p>
+</form>
+<p>The passphrase is printed by <code>notebridge secrets show owner-passphrase</code>.</p>
+</body></html>
+`))
+
+var messagePage = template.Must(template.New("message").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>notebridge</title></head>
+<body><p>{{.}}</p></body></html>
+`))

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/oauthas"
+	"github.com/notebridge/notebridge/pkg/oauthconsent"
+	"github.com/notebridge/notebridge/pkg/oauthrs"
+)
+
+// The owner passphrase files: the passphrase itself, for the operator
+// (secrets show), and its argon2id hash, which the server reads.
+const (
+	passphraseName     = "owner-passphrase"
+	passphraseHashName = "owner-passphrase.argon2id"
+)
+
+// bindOAuthFlags registers the OAuth flags of mcp serve and serve.
+func bindOAuthFlags(fs *flag.FlagSet, c *config) {
+	fs.BoolVar(&c.OAuth, "oauth", false, "also accept OAuth 2.1 access tokens on /mcp from the built-in authorization server "+
+		"(for ChatGPT and Claude connectors); needs a public origin (--domain or "+envOrigin+")")
+	fs.StringVar(&c.OwnerPassphraseFile, "owner-passphrase-file", "", "file holding the argon2id hash of the owner passphrase that approves OAuth clients "+
+		"(default: "+passphraseHashName+" in the state directory, generated with the passphrase when missing)")
+}
+
+// oauthOrigin is the public origin of the MCP endpoint, by the rule of the
+// Actions document: --actions-origin (serve), else NOTEBRIDGE_ORIGIN, else
+// https://<--domain>.
+func oauthOrigin(c *config) (string, error) {
+	origin, source := c.ActionsOrigin, "--actions-origin"
+	if origin == "" {
+		origin, source = os.Getenv(envOrigin), envOrigin
+	}
+	if origin == "" {
+		o, derr := actions.OriginFromDomain(c.Domain)
+		if derr != nil {
+			return "", fmt.Errorf("--oauth needs the public origin of /mcp: %s", strings.Replace(derr.Message, "GPT Actions need", "OAuth needs", 1))
+		}
+		return o, nil
+	}
+	o, err := actions.CheckOrigin(origin)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", source, err)
+	}
+	return o, nil
+}
+
+// oauthConfig builds the authorization server, its consent page and the
+// resource server for /mcp.
+func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, string, error) {
+	origin, err := oauthOrigin(c)
+	if err != nil {
+		return nil, "", err
+	}
+	hashPath, err := ensurePassphrase(c.OwnerPassphraseFile, c.StateDir, stderr)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := httpauth.CheckPrivateFile(hashPath); err != nil {
+		return nil, "", fmt.Errorf("owner passphrase hash %s: %w", hashPath, err)
+	}
+	raw, err := os.ReadFile(hashPath)
+	if err != nil {
+		return nil, "", fmt.Errorf("read the owner passphrase hash: %w", errors.Unwrap(err))
+	}
+	hash, err := oauthconsent.ParseHash(string(raw))
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", hashPath, err)
+	}
+	page, err := oauthconsent.New(oauthconsent.Config{Hash: hash})
+	if err != nil {
+		return nil, "", err
+	}
+	resource := origin + mcpadapter.Path
+	as, err := oauthas.New(oauthas.Config{Issuer: origin, Resource: resource, StateDir: c.StateDir, Consent: page})
+	if err != nil {
+		return nil, "", err
+	}
+	rs, err := oauthrs.New(oauthrs.Config{Resource: resource, Issuer: origin, Verifier: as})
+	if err != nil {
+		return nil, "", err
+	}
+	routes := as.Routes()
+	routes[rs.MetadataPath()] = rs.MetadataHandler()
+	routes[oauthrs.WellKnownPrefix] = rs.MetadataHandler()
+	a.log.Info("OAuth 2.1 is on", "resource", resource, "metadata", rs.MetadataURL())
+	return &mcpadapter.OAuthConfig{Resource: rs, Routes: routes}, origin, nil
+}
+
+// ensurePassphrase returns the hash file to use: path when set, else the
+// state directory's, created with a new passphrase when missing.
+func ensurePassphrase(path, stateDir string, stderr io.Writer) (string, error) {
+	if path != "" {
+		return path, nil
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return "", fmt.Errorf("create state directory: %w", err)
+	}
+	created, err := writePassphrase(stateDir)
+	if err != nil {
+		return "", err
+	}
+	if created {
+		fmt.Fprintf(stderr, "notebridge: generated the owner passphrase; print it with: notebridge secrets show %s --dir %s\n", passphraseName, stateDir)
+	}
+	return filepath.Join(stateDir, passphraseHashName), nil
+}
+
+// writePassphrase creates the owner passphrase and its hash in dir (0600)
+// unless they exist; a passphrase without a hash gets its hash. It reports
+// whether it created the passphrase.
+func writePassphrase(dir string) (bool, error) {
+	plain, hashPath := filepath.Join(dir, passphraseName), filepath.Join(dir, passphraseHashName)
+	created := false
+	b, err := os.ReadFile(plain)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		p := oauthconsent.NewPassphrase()
+		if err := writeExclusive(plain, p+"\n"); err != nil {
+			return false, err
+		}
+		b, created = []byte(p), true
+		_ = os.Remove(hashPath) // a hash without its passphrase is stale
+	case err != nil:
+		return false, fmt.Errorf("read %s: %w", plain, errors.Unwrap(err))
+	}
+	if _, err := os.Stat(hashPath); err == nil {
+		return created, nil
+	}
+	tmp := hashPath + ".tmp"
+	if err := os.WriteFile(tmp, []byte(oauthconsent.HashPassphrase(strings.TrimSpace(string(b)))+"\n"), 0o600); err != nil {
+		return false, fmt.Errorf("write %s: %w", tmp, errors.Unwrap(err))
+	}
+	return created, os.Rename(tmp, hashPath)
+}
+
+func writeExclusive(path, content string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("create %s: %w", path, errors.Unwrap(err))
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
