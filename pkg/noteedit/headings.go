@@ -1,6 +1,10 @@
 package noteedit
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/notebridge/notebridge/pkg/textdiff"
+)
 
 // Heading is one ATX heading of a body, outside fenced code blocks.
 type Heading struct {
@@ -11,18 +15,7 @@ type Heading struct {
 
 // Lines splits s after each "\n"; every line keeps its line break (the
 // last may have none). An empty s has no lines.
-func Lines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := strings.IndexByte(s, '\n')
-		if i < 0 {
-			return append(out, s)
-		}
-		out = append(out, s[:i+1])
-		s = s[i+1:]
-	}
-	return out
-}
+func Lines(s string) []string { return textdiff.Lines(s) }
 
 // Headings lists the ATX headings of lines, skipping fenced code blocks
 // (``` or ~~~ fences, CommonMark rules for opening and closing). Setext
