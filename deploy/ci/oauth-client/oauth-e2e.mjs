@@ -140,11 +140,12 @@ try {
   assert.equal(page.headers['content-security-policy'][0],
     "default-src 'none'; form-action 'self' http://127.0.0.1:9; frame-ancestors 'none'; base-uri 'none'",
     'Caddy keeps the consent page\'s own CSP');
+  assert.deepEqual(page.headers['referrer-policy'], ['same-origin'], 'Caddy keeps the page\'s Referrer-Policy (a browser posts the form with Origin: null under no-referrer)');
   assert.ok(page.headers['strict-transport-security'], 'HSTS from Caddy');
   assert.ok((page.headers['set-cookie'] ?? []).some((c) => c.startsWith('__Host-')), 'CSRF cookie set over https');
   const csrf = page.body.match(/name="csrf" value="([^"]+)"/)?.[1];
   assert.ok(csrf, 'the form carries a CSRF token');
-  ok('consent page over HTTPS: names the client, its own CSP kept by Caddy, CSRF cookie and token');
+  ok('consent page over HTTPS: names the client, its own CSP and Referrer-Policy kept by Caddy, CSRF cookie and token');
   const wrong = curl(['--data-binary', '@-', authURL.href],
     new URLSearchParams({ csrf, passphrase: 'not-the-passphrase', decision: 'approve' }).toString());
   assert.equal(wrong.status, 401, `a wrong passphrase shows the page again with 401: ${wrong.status}`);
