@@ -23,6 +23,8 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 (cd deploy/ci/oauth-client && npm ci --no-audit --no-fund --silent)
 oauth_start_stack
+# Chromium is stopped by the driver; should the driver die, by this trap.
+trap 'if [ -s "$OAUTH_WORK/chromium.pid" ]; then kill "$(cat "$OAUTH_WORK/chromium.pid")" 2>/dev/null || true; fi; oauth_cleanup' EXIT
 
 artifacts="${CI_ARTIFACTS:-$(pwd)/ci-artifacts}"
 mkdir -p "$artifacts"
@@ -33,7 +35,7 @@ spki=$(openssl x509 -in "$intermediate" -pubkey -noout | openssl pkey -pubin -ou
 
 status=0
 OAUTH_DOMAIN="$OAUTH_DOMAIN" OAUTH_HTTPS_PORT="$OAUTH_HTTPS_PORT" OAUTH_CA="$OAUTH_CA" OAUTH_CA_SPKI="$spki" \
-CONSENT_SCREENSHOT="$artifacts/consent.png" \
+CONSENT_SCREENSHOT="$artifacts/consent.png" CHROMIUM_PID_FILE="$OAUTH_WORK/chromium.pid" \
 OAUTH_PASSPHRASE="$("$OAUTH_BIN" secrets show owner-passphrase --dir "$OAUTH_STATE")" \
   node deploy/ci/oauth-client/consent-chromium.mjs || status=$?
 

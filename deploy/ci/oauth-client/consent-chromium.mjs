@@ -8,7 +8,9 @@
 //
 // Environment: OAUTH_DOMAIN, OAUTH_HTTPS_PORT, OAUTH_CA, OAUTH_CA_SPKI (the
 // SPKI hash of Caddy's intermediate, the only certificate whose errors
-// Chromium ignores), OAUTH_PASSPHRASE, CONSENT_SCREENSHOT (the PNG path).
+// Chromium ignores), OAUTH_PASSPHRASE, CONSENT_SCREENSHOT (the PNG path),
+// CHROMIUM_PID_FILE (optional: where Chromium's pid goes, for the caller's
+// cleanup should this process die).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -73,6 +75,7 @@ try {
     `--host-resolver-rules=MAP ${domain}:443 127.0.0.1:${port}`,
     `--ignore-certificate-errors-spki-list=${need('OAUTH_CA_SPKI')}`, 'about:blank'],
   { stdio: ['ignore', 'ignore', 'pipe'] });
+  if (process.env.CHROMIUM_PID_FILE) writeFileSync(process.env.CHROMIUM_PID_FILE, `${chromium.pid}\n`);
   let chromiumErr = '';
   chromium.stderr.on('data', (d) => { chromiumErr += d; });
   const portFile = join(profile, 'DevToolsActivePort');
