@@ -139,7 +139,7 @@ func TestPageShowsTheRequestSafely(t *testing.T) {
 	if csp := h.Get("Content-Security-Policy"); csp != "default-src 'none'; form-action 'self' https://client.example; frame-ancestors 'none'; base-uri 'none'" {
 		t.Errorf("CSP %q", csp)
 	}
-	for k, v := range map[string]string{"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer", "Cache-Control": "no-store"} {
+	for k, v := range map[string]string{"X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin", "Cache-Control": "no-store"} {
 		if h.Get(k) != v {
 			t.Errorf("%s = %q", k, h.Get(k))
 		}

@@ -144,6 +144,13 @@ func TestCaddyInFrontOfServeAndRealJoplin(t *testing.T) {
 	if resp, _ := do(t, off, "POST", offBase+"/mcp", mcpTok, init); resp.StatusCode != 404 {
 		t.Errorf("MCP published while disabled: %d", resp.StatusCode)
 	}
+	// Its OAuth routes neither: Caddy's own 404, not the Actions upstream.
+	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource",
+		"/.well-known/oauth-authorization-server", "/oauth/authorize", "/oauth/token"} {
+		if resp, body := do(t, off, "GET", offBase+p, "", ""); resp.StatusCode != 404 || !strings.Contains(body, `"NOT_FOUND"`) {
+			t.Errorf("%s published while MCP is disabled: %d %s", p, resp.StatusCode, body)
+		}
+	}
 	// With the bridge gone, Caddy's error names no upstream.
 	down, downBase := startCaddy(t, root, "127.0.0.1:1", "127.0.0.1:1", "off")
 	if resp, body := do(t, down, "POST", downBase+"/v1/joplin_status", actionsTok, `{}`); resp.StatusCode != 502 || strings.Contains(body, "127.0.0.1") || strings.Contains(body, "dial") {
