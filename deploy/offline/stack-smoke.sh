@@ -23,6 +23,13 @@
 #   7. the bridge's environment: NOTEBRIDGE_DOMAIN from .env, no origin
 #      unless NOTEBRIDGE_ORIGIN is set
 #
+# With SMOKE_OAUTH=1 the stack runs as the README's ChatGPT/Claude connector
+# quickstart sets it (NOTEBRIDGE_DOMAIN=notebridge.local, which Caddy serves
+# from its internal CA, NOTEBRIDGE_PUBLISH_MCP=on, NOTEBRIDGE_OAUTH=true),
+# and check 4 becomes: /mcp without a token -> 401 naming the resource
+# metadata; both metadata documents name https://notebridge.local; dynamic
+# registration -> 201; the owner passphrase hash is in the secrets volume.
+#
 # Exit status: 0 when every check passed; 1 when a check failed (each is named
 # on stderr); 2 when the stack could not be started.
 #
@@ -31,6 +38,7 @@
 #   SMOKE_HTTPS_PORT     host port for Caddy's 443 (default 18443)
 #   SMOKE_HTTP_PORT      host port for Caddy's 80  (default 18080)
 #   SMOKE_HEALTH_TIMEOUT seconds `up --wait` may take (default 180)
+#   SMOKE_OAUTH          1: the OAuth mode above (default off)
 set -euo pipefail
 
 log() { printf 'stack-smoke: %s\n' "$*" >&2; }
@@ -42,7 +50,10 @@ PROJECT="${SMOKE_PROJECT:-nbsmoke}"
 HTTPS_PORT="${SMOKE_HTTPS_PORT:-18443}"
 HTTP_PORT="${SMOKE_HTTP_PORT:-18080}"
 HEALTH_TIMEOUT="${SMOKE_HEALTH_TIMEOUT:-180}"
-BASE="https://localhost:$HTTPS_PORT"
+OAUTH="${SMOKE_OAUTH:-0}"
+HOST=localhost
+[ "$OAUTH" = 1 ] && HOST=notebridge.local
+BASE="https://$HOST:$HTTPS_PORT"
 
 cd "$REPO"
 [ -f compose.yaml ] || die "no compose.yaml in $REPO"
@@ -54,8 +65,11 @@ command -v jq >/dev/null 2>&1 || die "jq not found"
 # Test what .env and compose.yaml configure, not what this shell happens to
 # have set; only the host ports are ours.
 unset COMPOSE_FILE COMPOSE_PROJECT_NAME COMPOSE_PROFILES NOTEBRIDGE_DOMAIN \
-  NOTEBRIDGE_PUBLISH_MCP NOTEBRIDGE_JOPLIN_URL NOTEBRIDGE_ORIGIN
+  NOTEBRIDGE_PUBLISH_MCP NOTEBRIDGE_JOPLIN_URL NOTEBRIDGE_ORIGIN NOTEBRIDGE_OAUTH
 export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
+if [ "$OAUTH" = 1 ]; then
+  export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
+fi
 
 dc() { docker compose -p "$PROJECT" "$@"; }
 
@@ -176,7 +190,7 @@ done
 req() {
   local method="$1" path="$2" auth="$3" body="${4:-}"
   local args=(-sS -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' --max-time 20
-    --cacert "$TMP/root.crt" --resolve "localhost:$HTTPS_PORT:127.0.0.1" -X "$method")
+    --cacert "$TMP/root.crt" --resolve "$HOST:$HTTPS_PORT:127.0.0.1" -X "$method")
   [ "$auth" = auth ] && args+=(-H "@$TMP/auth.hdr")
   [ -n "$body" ] && args+=(-H 'Content-Type: application/json' --data-binary "$body")
   local code
@@ -220,11 +234,34 @@ for path in /healthz /readyz; do
   else fail "3-$path" "(status $code, want 404: $(last_body))"; fi
 done
 
-for method in GET POST; do
-  code="$(req "$method" /mcp noauth)"
-  if [ "$code" = 404 ] && grep -q '"NOT_FOUND"' "$TMP/body"; then pass "4 $method /mcp: 404"
-  else fail "4-$method-/mcp" "(status $code, want 404 NOT_FOUND: $(last_body))"; fi
-done
+if [ "$OAUTH" = 1 ]; then
+  code="$(req GET /mcp noauth)"
+  if [ "$code" = 401 ] &&
+     grep -qi "^www-authenticate: Bearer .*resource_metadata=\"https://$HOST/.well-known/oauth-protected-resource/mcp\"" "$TMP/headers"; then
+    pass "4 GET /mcp without a token: 401 naming the resource metadata"
+  else fail "4-oauth-/mcp" "(status $code, want 401 with resource_metadata: $(grep -i '^www-authenticate' "$TMP/headers" 2>/dev/null))"; fi
+  code="$(req GET /.well-known/oauth-protected-resource/mcp noauth)"
+  if [ "$code" = 200 ] && jq -e --arg r "https://$HOST/mcp" --arg i "https://$HOST" \
+       '.resource == $r and (.authorization_servers | index($i))' "$TMP/body" >/dev/null 2>&1; then
+    pass "4b protected resource metadata: resource https://$HOST/mcp"
+  else fail "4b-oauth-prm" "(status $code: $(last_body))"; fi
+  code="$(req GET /.well-known/oauth-authorization-server noauth)"
+  if [ "$code" = 200 ] && jq -e --arg i "https://$HOST" \
+       '.issuer == $i and .code_challenge_methods_supported == ["S256"]' "$TMP/body" >/dev/null 2>&1; then
+    pass "4c authorization server metadata: issuer https://$HOST, PKCE S256 only"
+  else fail "4c-oauth-asm" "(status $code: $(last_body))"; fi
+  code="$(req POST /oauth/register noauth \
+    '{"client_name":"nbsmoke","redirect_uris":["https://client.example/cb"],"token_endpoint_auth_method":"none"}')"
+  if [ "$code" = 201 ] && jq -e '.client_id | length > 0' "$TMP/body" >/dev/null 2>&1; then
+    pass "4d dynamic client registration: 201"
+  else fail "4d-oauth-register" "(status $code: $(last_body))"; fi
+else
+  for method in GET POST; do
+    code="$(req "$method" /mcp noauth)"
+    if [ "$code" = 404 ] && grep -q '"NOT_FOUND"' "$TMP/body"; then pass "4 $method /mcp: 404"
+    else fail "4-$method-/mcp" "(status $code, want 404 NOT_FOUND: $(last_body))"; fi
+  done
+fi
 
 TITLE="nbsmoke $(date -u +%Y%m%dT%H%M%SZ) $$"
 code="$(req POST /v1/create_notebook auth "$(jq -cn --arg t "$TITLE" '{title:$t}')")"
@@ -259,17 +296,17 @@ vol_stat() { # volume path...
 st="$(vol_stat bridge-state /v)"
 if [ "${st%% *}" = 1000:1000 ]; then pass "6a bridge-state volume owned by 1000:1000"
 else fail "6a-bridge-state-owner" "($st; the bridge, uid 1000, could not write its journal)"; fi
-st="$(vol_stat secrets /v/joplin-token /v/mcp-token /v/actions-token)"
+st="$(vol_stat secrets /v/joplin-token /v/mcp-token /v/actions-token /v/owner-passphrase /v/owner-passphrase.argon2id)"
 if [ "$(printf '%s\n' "$st" | awk '{print $1, $2}' | sort -u)" = "1000:1000 600" ]; then
-  pass "6b secrets: three tokens, 0600, 1000:1000"
+  pass "6b secrets: three tokens, the owner passphrase and its hash, 0600, 1000:1000"
 else
   fail "6b-secrets-perms" "($(printf '%s' "$st" | tr '\n' ';'))"
 fi
 # Item 4 of issue #12: the origin follows the domain unless set.
 env_of_bridge="$(docker inspect -f '{{range .Config.Env}}{{println .}}{{end}}' "$(dc ps -q bridge | head -n1)" 2>/dev/null || true)"
-if printf '%s\n' "$env_of_bridge" | grep -qx 'NOTEBRIDGE_DOMAIN=localhost' &&
+if printf '%s\n' "$env_of_bridge" | grep -qx "NOTEBRIDGE_DOMAIN=$HOST" &&
    ! printf '%s\n' "$env_of_bridge" | grep -q '^NOTEBRIDGE_ORIGIN=.'; then
-  pass "7 bridge environment: NOTEBRIDGE_DOMAIN=localhost, no NOTEBRIDGE_ORIGIN"
+  pass "7 bridge environment: NOTEBRIDGE_DOMAIN=$HOST, no NOTEBRIDGE_ORIGIN"
 else
   fail "7-bridge-env" "($(printf '%s' "$env_of_bridge" | grep -E '^NOTEBRIDGE_(DOMAIN|ORIGIN)=' | tr '\n' ' '))"
 fi
