@@ -2,6 +2,7 @@ package joplinindex
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/searchindex"
@@ -46,6 +47,60 @@ func (x *Indexer) NotesChanged(ctx context.Context, ids ...string) {
 	if ix := x.hookIndex(); ix != nil {
 		x.logHook("notes", x.refreshNotes(ctx, ix, ids))
 	}
+}
+
+// NoteWritten indexes a note from a write's answer (Joplin answers a PUT
+// with the whole note), keeping its tag links: no request to Joplin. An
+// answer without the note's body is re-read instead.
+func (x *Indexer) NoteWritten(ctx context.Context, answer []byte) {
+	ix := x.hookIndex()
+	if ix == nil {
+		return
+	}
+	var n struct {
+		apiNote
+		Body *string `json:"body"`
+	}
+	if err := json.Unmarshal(answer, &n); err != nil || n.ID == "" || n.Body == nil {
+		if n.ID != "" {
+			x.logHook("notes", x.refreshNotes(ctx, ix, []string{n.ID}))
+		}
+		return
+	}
+	n.apiNote.Body = *n.Body
+	x.logHook("notes", ix.PutNotes(ctx, []searchindex.Note{n.toIndex(nil)}))
+}
+
+// TagSaved indexes a tag created or renamed through notebridge.
+func (x *Indexer) TagSaved(ctx context.Context, id, title string) {
+	if ix := x.hookIndex(); ix != nil {
+		x.logHook("tag", ix.PutTag(ctx, searchindex.Tag{ID: id, Title: title}))
+	}
+}
+
+// TagDeleted removes a tag deleted through notebridge, and its links.
+func (x *Indexer) TagDeleted(ctx context.Context, id string) {
+	if ix := x.hookIndex(); ix != nil {
+		x.logHook("tag", ix.DeleteTag(ctx, id))
+	}
+}
+
+// TagLinked records a note tagged (linked) or untagged through notebridge.
+// A tag the index does not hold yet (made elsewhere) is read first, with
+// every other notebook and tag.
+func (x *Indexer) TagLinked(ctx context.Context, noteID, tagID string, linked bool) {
+	ix := x.hookIndex()
+	if ix == nil {
+		return
+	}
+	known, err := ix.HasTag(ctx, tagID)
+	if err == nil && linked && !known {
+		err = x.refreshFoldersTags(ctx, ix, false)
+	}
+	if err == nil {
+		err = ix.LinkTag(ctx, noteID, tagID, linked)
+	}
+	x.logHook("tag link", err)
 }
 
 // FoldersChanged re-reads notebooks and tags (a rename or move of a

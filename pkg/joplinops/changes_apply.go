@@ -140,6 +140,9 @@ func (o *Ops) mismatch(p *plan, digest string) error {
 // note written before a crash but not yet marked is recognised by its
 // result and never written again.
 func (o *Ops) writeNotes(ctx context.Context, st *notereceipt.Store, rec *notereceipt.Receipt, resume bool) error {
+	var written []string
+	// One index update for every note written, also when a later one fails.
+	defer func() { o.indexNotes(ctx, written...) }()
 	for _, n := range rec.Notes {
 		if rec.Written[n.ID] {
 			continue
@@ -173,7 +176,7 @@ func (o *Ops) writeNotes(ctx context.Context, st *notereceipt.Store, rec *notere
 		if err != nil {
 			return o.partial(rec, n.ID, err)
 		}
-		o.indexNotes(ctx, n.ID)
+		written = append(written, n.ID)
 		if err := st.MarkWritten(rec, n.ID, updated); err != nil {
 			return err
 		}

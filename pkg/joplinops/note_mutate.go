@@ -2,6 +2,7 @@ package joplinops
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -145,11 +146,16 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut,
 			return updateNoteOut{}, err
 		}
 	}
-	var written apiNote
-	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &written); err != nil {
+	var answer json.RawMessage
+	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &answer); err != nil {
 		return updateNoteOut{}, missing(withObjectID(err, in.ID), "note", in.ID)
 	}
-	o.indexNotes(ctx, in.ID)
+	var written apiNote
+	if err := json.Unmarshal(answer, &written); err != nil {
+		// What the client says of an answer it cannot decode.
+		return updateNoteOut{}, domainerr.New(domainerr.JoplinError, "Joplin returned a response that could not be decoded")
+	}
+	o.indexNoteAnswer(ctx, answer)
 	out.UpdatedTime, out.InTrash = written.UpdatedTime, written.DeletedTime > 0
 	if in.ReturnNote {
 		n, err := o.loadNote(ctx, in.ID, noteFields)

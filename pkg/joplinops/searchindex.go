@@ -25,3 +25,31 @@ func (o *Ops) indexFolders(ctx context.Context) {
 		o.index.FoldersChanged(ctx)
 	}
 }
+
+// indexNoteAnswer updates the index from a note write's answer.
+func (o *Ops) indexNoteAnswer(ctx context.Context, answer []byte) {
+	if o.index != nil {
+		o.index.NoteWritten(ctx, answer)
+	}
+}
+
+// indexTag updates the index after a tag is created or renamed.
+func (o *Ops) indexTag(ctx context.Context, id, title string) {
+	if o.index != nil {
+		o.index.TagSaved(ctx, id, title)
+	}
+}
+
+// indexTagDeleted updates the index after a tag is deleted.
+func (o *Ops) indexTagDeleted(ctx context.Context, id string) {
+	if o.index != nil {
+		o.index.TagDeleted(ctx, id)
+	}
+}
+
+// indexTagLink updates the index after a note is tagged or untagged.
+func (o *Ops) indexTagLink(ctx context.Context, noteID, tagID string, linked bool) {
+	if o.index != nil {
+		o.index.TagLinked(ctx, noteID, tagID, linked)
+	}
+}

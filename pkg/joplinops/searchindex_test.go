@@ -180,3 +180,65 @@ func TestSearchFallsBackAndRejectsBadQueries(t *testing.T) {
 		t.Errorf("without an index: %v", res)
 	}
 }
+
+// TestWriteHooksAskJoplinNothingNew: with the index built, the scripted
+// agent task of TestAgentTaskJoplinRequests costs 7 Joplin requests (the
+// search is answered by the index): the write hooks take what the writes
+// already know (update_note's answer, the tag created, the link made)
+// instead of re-reading notes, notebooks and tags. A tag made elsewhere
+// is read once when notebridge first links it; a deleted tag leaves the
+// index.
+func TestWriteHooksAskJoplinNothingNew(t *testing.T) {
+	signals := make(chan string, 100)
+	h := newIndexHarness(t, signals)
+	nb := h.call(t, "create_notebook", map[string]any{"title": "Projects"})["id"].(string)
+	id := h.call(t, "create_note", map[string]any{"title": "Roadmap", "body": "old words", "notebook_id": nb})["id"].(string)
+	h.x.Start()
+	for s := range signals {
+		if s == "built" {
+			break
+		}
+	}
+	before := len(h.fake.Requests())
+	if got, idx := h.search(t, "Roadmap"); got != "Roadmap" || idx != "ready" {
+		t.Fatalf("search = %q (index %q)", got, idx)
+	}
+	h.call(t, "get_note", map[string]any{"id": id})
+	h.call(t, "update_note", map[string]any{"id": id, "body": "line one\nline 2"})
+	tag := h.call(t, "create_tag", map[string]any{"title": "planning"})["id"].(string)
+	h.call(t, "tag_note", map[string]any{"note_id": id, "tag_id": tag})
+	h.call(t, "get_note", map[string]any{"id": id})
+	reqs := h.fake.Requests()[before:]
+	if len(reqs) != 7 {
+		for _, r := range reqs {
+			t.Logf("%s %s", r.Method, r.Path)
+		}
+		t.Fatalf("the agent task cost %d Joplin requests with the index built, want 7", len(reqs))
+	}
+	for query, want := range map[string]string{"line": "Roadmap", "old": "", "tag:planning": "Roadmap"} {
+		if got, _ := h.search(t, query); got != want {
+			t.Errorf("search %q = %q, want %q", query, got, want)
+		}
+	}
+
+	var elsewhere struct{ ID string }
+	if err := h.c.Write(context.Background(), "POST", "/tags", nil, map[string]any{"title": "outside"}, &elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	h.call(t, "tag_note", map[string]any{"note_id": id, "tag_id": elsewhere.ID})
+	if got, _ := h.search(t, "tag:outside"); got != "Roadmap" {
+		t.Errorf("a tag made elsewhere, then linked here: search = %q", got)
+	}
+	h.call(t, "untag_note", map[string]any{"note_id": id, "tag_id": elsewhere.ID})
+	if got, _ := h.search(t, "tag:outside"); got != "" {
+		t.Errorf("after untag_note: search = %q", got)
+	}
+	h.call(t, "update_tag", map[string]any{"id": tag, "title": "roadmapping"})
+	if got, _ := h.search(t, "tag:roadmapping"); got != "Roadmap" {
+		t.Errorf("after update_tag: search = %q", got)
+	}
+	h.call(t, "delete_tag", map[string]any{"id": tag})
+	if got, _ := h.search(t, "tag:roadmapping"); got != "" {
+		t.Errorf("after delete_tag: search = %q", got)
+	}
+}

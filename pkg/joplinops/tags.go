@@ -187,7 +187,7 @@ func (o *Ops) createTag() registry.Operation {
 					return Tag{}, o.tagConflict(ctx, err, in.Title, "")
 				}
 			}
-			o.indexFolders(ctx)
+			o.indexTag(ctx, created.ID, created.Title)
 			return created, nil
 		}))
 }
@@ -227,7 +227,7 @@ func (o *Ops) updateTag() registry.Operation {
 			if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
 				return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, in.ID), in.ID)
 			}
-			o.indexFolders(ctx)
+			o.indexTag(ctx, in.ID, updated.Title)
 			return updated, nil
 		}))
 }
@@ -256,7 +256,7 @@ func (o *Ops) deleteTag() registry.Operation {
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
 				return deleteTagOut{}, withObjectID(missing(err, "tag", in.ID), in.ID)
 			}
-			o.indexFolders(ctx)
+			o.indexTagDeleted(ctx, in.ID)
 			return deleteTagOut{ID: in.ID, Deleted: true}, nil
 		}))
 }
@@ -326,8 +326,7 @@ func (o *Ops) doTagNote(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
 	answer = bytes.TrimSpace(answer)
 	already := len(answer) == 0 || string(answer) == "null"
 	if !already {
-		o.indexFolders(ctx)
-		o.indexNotes(ctx, in.NoteID)
+		o.indexTagLink(ctx, in.NoteID, in.TagID, true)
 	}
 	return tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: already}, nil
 }
@@ -358,7 +357,7 @@ func (o *Ops) untagNote() registry.Operation {
 			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
 				return untagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
 			}
-			o.indexNotes(ctx, in.NoteID)
+			o.indexTagLink(ctx, in.NoteID, in.TagID, false)
 			return res, nil
 		}))
 }

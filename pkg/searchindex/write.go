@@ -166,3 +166,41 @@ func (ix *Index) tx(ctx context.Context, what string, fn func(*sql.Tx) error) er
 	}
 	return wrap(tx.Commit(), what)
 }
+
+// PutTag inserts or renames one tag.
+func (ix *Index) PutTag(ctx context.Context, t Tag) error {
+	return ix.tx(ctx, "index tag", func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tags VALUES (?, ?)`, t.ID, t.Title)
+		return err
+	})
+}
+
+// DeleteTag removes one tag and its links.
+func (ix *Index) DeleteTag(ctx context.Context, id string) error {
+	return ix.tx(ctx, "remove tag from the index", func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM note_tags WHERE tag_id = ?`, id); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM tags WHERE id = ?`, id)
+		return err
+	})
+}
+
+// HasTag reports whether the index holds tag id.
+func (ix *Index) HasTag(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM tags WHERE id = ?`, id).Scan(&n)
+	return n > 0, err
+}
+
+// LinkTag adds (linked) or removes one note's tag link.
+func (ix *Index) LinkTag(ctx context.Context, noteID, tagID string, linked bool) error {
+	return ix.tx(ctx, "index tag link", func(tx *sql.Tx) error {
+		q := `DELETE FROM note_tags WHERE note_id = ? AND tag_id = ?`
+		if linked {
+			q = `INSERT OR IGNORE INTO note_tags VALUES (?, ?)`
+		}
+		_, err := tx.ExecContext(ctx, q, noteID, tagID)
+		return err
+	})
+}
