@@ -119,13 +119,6 @@ func (w *Watch) Changed() bool {
 	return w.changed
 }
 
-// Dirs returns how many directories the watch follows.
-func (w *Watch) Dirs() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.dirs
-}
-
 // Close releases the inotify instance; a closed watch reports a change.
 func (w *Watch) Close() error {
 	w.mu.Lock()
