@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/atomicfile"
 )
 
 // Kinds of receipt.
@@ -206,40 +208,8 @@ func (s *Store) Create(r *Receipt) error {
 // writeAtomic writes dir/name durably, all or nothing, with modification
 // time mtime (the receipt's creation, which pruning reads).
 func writeAtomic(dir, name string, content []byte, mtime time.Time) error {
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("notereceipt: temporary file: %w", err)
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(content); err != nil {
-		f.Close()
-		return fmt.Errorf("notereceipt: write: %w", err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("notereceipt: sync: %w", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("notereceipt: close: %w", err)
-	}
-	if err := os.Chtimes(tmp, mtime, mtime); err != nil {
-		return fmt.Errorf("notereceipt: set time: %w", err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		return fmt.Errorf("notereceipt: rename: %w", err)
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("notereceipt: open directory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("notereceipt: sync directory: %w", err)
+	if err := atomicfile.Write(filepath.Join(dir, name), content, mtime); err != nil {
+		return fmt.Errorf("notereceipt: %w", err)
 	}
 	return nil
 }

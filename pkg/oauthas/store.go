@@ -15,6 +15,7 @@ import (
 
 	"github.com/ory/fosite"
 
+	"github.com/notebridge/notebridge/pkg/atomicfile"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 
@@ -127,32 +128,8 @@ func (s *Store) commit() error {
 	if err != nil {
 		return fmt.Errorf("encode oauth state: %w", err)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".oauth-state-*")
-	if err != nil {
+	if err := atomicfile.Write(s.path, raw, time.Time{}); err != nil {
 		return fmt.Errorf("write oauth state: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write oauth state: %w", err)
-	}
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write oauth state: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write oauth state: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write oauth state: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
-		return fmt.Errorf("write oauth state: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(s.path)); err == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/atomicfile"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/oauthas"
@@ -136,11 +138,10 @@ func writePassphrase(dir string) (bool, error) {
 	if _, err := os.Stat(hashPath); err == nil {
 		return created, nil
 	}
-	tmp := hashPath + ".tmp"
-	if err := os.WriteFile(tmp, []byte(oauthconsent.HashPassphrase(strings.TrimSpace(string(b)))+"\n"), 0o600); err != nil {
-		return false, fmt.Errorf("write %s: %w", tmp, errors.Unwrap(err))
+	if err := atomicfile.Write(hashPath, []byte(oauthconsent.HashPassphrase(strings.TrimSpace(string(b)))+"\n"), time.Time{}); err != nil {
+		return false, fmt.Errorf("write %s: %w", hashPath, err)
 	}
-	return created, os.Rename(tmp, hashPath)
+	return created, nil
 }
 
 func writeExclusive(path, content string) error {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/atomicfile"
 )
 
 // runHealthcheck probes a health URL and exits non-zero unless it answers
@@ -172,11 +174,10 @@ func importToken(src, path string) error {
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
 		return fmt.Errorf("%s does not hold a single token", src)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(tok+"\n"), 0o600); err != nil {
-		return fmt.Errorf("write %s: %w", tmp, errors.Unwrap(err))
+	if err := atomicfile.Write(path, []byte(tok+"\n"), time.Time{}); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return os.Rename(tmp, path)
+	return nil
 }
 
 func parseOwner(s string) (int, int, error) {
