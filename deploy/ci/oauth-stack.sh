@@ -10,27 +10,13 @@
 export PATH="/usr/local/go/bin:$PATH"
 OAUTH_DOMAIN=notebridge.local
 OAUTH_WORK=$(mktemp -d)
-oauth_pids=()
+# shellcheck source=deploy/ci/procs.sh
+. "$(dirname "${BASH_SOURCE[0]}")/procs.sh"
 oauth_cleanup() {
-  for p in "${oauth_pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${oauth_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  ci_stop_all
   rm -rf "$OAUTH_WORK"
 }
 trap oauth_cleanup EXIT
-
-# oauth_wait_for FILE REGEX PID: print the first match of REGEX in FILE,
-# waiting up to 30 s while process PID lives.
-oauth_wait_for() {
-  local i m
-  for i in $(seq 300); do
-    if m=$(grep -Eo "$2" "$1" 2>/dev/null | head -n1) && [ -n "$m" ]; then
-      echo "$m"; return 0
-    fi
-    kill -0 "$3" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "oauth-stack: no match for $2 in $1:" >&2; cat "$1" >&2; return 1
-}
 
 oauth_free_port() {
   node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'
@@ -46,9 +32,9 @@ oauth_start_stack() {
 
   (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$OAUTH_WORK/joplin-token")
   "$OAUTH_WORK/joplinfake" -token-file "$OAUTH_WORK/joplin-token" > "$OAUTH_WORK/fake.out" 2>&1 &
-  oauth_pids+=($!)
+  ci_pids+=($!)
   local joplin_url addr
-  joplin_url=$(oauth_wait_for "$OAUTH_WORK/fake.out" '^http://127\.0\.0\.1:[0-9]+' "${oauth_pids[-1]}")
+  joplin_url=$(ci_wait_for "$OAUTH_WORK/fake.out" '^http://127\.0\.0\.1:[0-9]+' "${ci_pids[-1]}" 30)
 
   OAUTH_STATE="$OAUTH_WORK/state"
   mkdir -p "$OAUTH_WORK/home"
@@ -56,8 +42,8 @@ oauth_start_stack() {
     --listen 127.0.0.1:0 --state-dir "$OAUTH_STATE" \
     --joplin-url "$joplin_url" --joplin-token-file "$OAUTH_WORK/joplin-token" \
     > "$OAUTH_WORK/serve.out" 2> "$OAUTH_WORK/serve.err" &
-  oauth_pids+=($!)
-  addr=$(oauth_wait_for "$OAUTH_WORK/serve.err" 'addr=127\.0\.0\.1:[0-9]+' "${oauth_pids[-1]}")
+  ci_pids+=($!)
+  addr=$(ci_wait_for "$OAUTH_WORK/serve.err" 'addr=127\.0\.0\.1:[0-9]+' "${ci_pids[-1]}" 30)
   addr=${addr#addr=}
 
   OAUTH_HTTPS_PORT=$(oauth_free_port)
@@ -69,7 +55,7 @@ oauth_start_stack() {
   NOTEBRIDGE_MCP_UPSTREAM="$addr" NOTEBRIDGE_ACTIONS_UPSTREAM=127.0.0.1:1 \
   NOTEBRIDGE_CADDY_HTTPS_PORT="$OAUTH_HTTPS_PORT" NOTEBRIDGE_CADDY_HTTP_PORT="$http_port" \
     caddy run --config Caddyfile --adapter caddyfile > "$OAUTH_WORK/caddy.log" 2>&1 &
-  oauth_pids+=($!)
+  ci_pids+=($!)
   OAUTH_CA="$OAUTH_WORK/caddy/data/caddy/pki/authorities/local/root.crt"
   local i
   for i in $(seq 300); do
@@ -78,7 +64,7 @@ oauth_start_stack() {
         "https://$OAUTH_DOMAIN/.well-known/oauth-authorization-server" 2>/dev/null; then
       return 0
     fi
-    kill -0 "${oauth_pids[-1]}" 2>/dev/null || break
+    kill -0 "${ci_pids[-1]}" 2>/dev/null || break
     sleep 0.1
   done
   echo "oauth-stack: Caddy did not serve https://$OAUTH_DOMAIN:" >&2

@@ -22,42 +22,28 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 
+# shellcheck source=deploy/ci/procs.sh
+. "$(dirname "$0")/procs.sh"
 work=$(mktemp -d)
-pids=()
 cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  ci_stop_all
   rm -rf "$work"
 }
 trap cleanup EXIT
-
-# wait_for FILE REGEX PID: print the first match of REGEX in FILE, waiting
-# up to 20 s while process PID lives.
-wait_for() {
-  local i m
-  for i in $(seq 200); do
-    if m=$(grep -Eo "$2" "$1" 2>/dev/null | head -n1) && [ -n "$m" ]; then
-      echo "$m"; return 0
-    fi
-    kill -0 "$3" 2>/dev/null || break
-    sleep 0.1
-  done
-  echo "real-clients: no match for $2 in $1:" >&2; cat "$1" >&2; return 1
-}
 
 go build -o "$work/notebridge" ./services/notebridge
 go build -o "$work/joplinfake" ./pkg/joplin/joplinfake/cmd/joplinfake
 
 (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/joplin-token")
 "$work/joplinfake" -token-file "$work/joplin-token" > "$work/fake.out" 2>&1 &
-pids+=($!)
-joplin_url=$(wait_for "$work/fake.out" '^http://127\.0\.0\.1:[0-9]+' "${pids[-1]}")
+ci_pids+=($!)
+joplin_url=$(ci_wait_for "$work/fake.out" '^http://127\.0\.0\.1:[0-9]+' "${ci_pids[-1]}" 20)
 
 mkdir -p "$work/home"
 HOME="$work/home" "$work/notebridge" mcp serve --listen 127.0.0.1:0 --state-dir "$work/state" \
   --joplin-url "$joplin_url" --joplin-token-file "$work/joplin-token" > "$work/serve.out" 2> "$work/serve.err" &
-pids+=($!)
-addr=$(wait_for "$work/serve.err" 'addr=127\.0\.0\.1:[0-9]+' "${pids[-1]}")
+ci_pids+=($!)
+addr=$(ci_wait_for "$work/serve.err" 'addr=127\.0\.0\.1:[0-9]+' "${ci_pids[-1]}" 20)
 addr=${addr#addr=}
 
 (cd deploy/ci/clients && npm ci --no-audit --no-fund --silent)
