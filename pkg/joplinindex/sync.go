@@ -3,9 +3,9 @@ package joplinindex
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -94,23 +94,16 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 		return err
 	}
 	n := 0
-	for page := 1; ; page++ {
-		var p joplin.Page[apiNote]
-		q := url.Values{
-			"fields": {noteFields}, "include_deleted": {"1"}, "limit": {strconv.Itoa(joplin.PageSize)},
-			"page": {strconv.Itoa(page)}, "order_by": {"created_time"}, "order_dir": {"ASC"},
-		}
-		if err := x.c.Get(ctx, "/notes", q, &p); err != nil {
-			return err
-		}
-		batch := make([]searchindex.Note, len(p.Items))
-		for i, it := range p.Items {
+	q := url.Values{"fields": {noteFields}, "include_deleted": {"1"}, "order_by": {"created_time"}, "order_dir": {"ASC"}}
+	err := joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []apiNote) error {
+		batch := make([]searchindex.Note, len(notes))
+		for i, it := range notes {
 			batch[i] = it.toIndex(nil)
 		}
 		if err := ix.PutNotes(ctx, batch); err != nil {
 			return err
 		}
-		n += len(p.Items)
+		n += len(notes)
 		x.mu.Lock()
 		x.notes = n
 		x.mu.Unlock()
@@ -120,9 +113,10 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 		if n > x.cfg.MaxNotes {
 			return domainerr.New(domainerr.JoplinError, "Joplin holds more than %d notes; the search index stops there", x.cfg.MaxNotes)
 		}
-		if !p.HasMore || len(p.Items) == 0 {
-			break
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := ix.SetMeta(ctx, "cursor", string(head.Cursor)); err != nil {
 		return err
@@ -283,26 +277,25 @@ func (x *Indexer) syncStamps(ctx context.Context, ix *searchindex.Index) error {
 		return err
 	}
 	var stale []string
-	for page := 1; ; page++ {
-		var p joplin.Page[apiNote]
-		q := url.Values{
-			"fields": {"id,parent_id,user_updated_time,deleted_time"}, "include_deleted": {"1"},
-			"limit": {strconv.Itoa(joplin.PageSize)}, "page": {strconv.Itoa(page)},
-			"order_by": {"created_time"}, "order_dir": {"ASC"},
-		}
-		if err := x.c.Get(ctx, "/notes", q, &p); err != nil {
-			return err
-		}
-		for _, n := range p.Items {
+	// past MaxNotes the index holds nothing more to compare
+	past := errors.New("past the index's bound")
+	q := url.Values{"fields": {"id,parent_id,user_updated_time,deleted_time"}, "include_deleted": {"1"},
+		"order_by": {"created_time"}, "order_dir": {"ASC"}}
+	err = joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []apiNote) error {
+		for _, n := range notes {
 			s, ok := have[n.ID]
 			if !ok || s.ParentID != n.ParentID || s.UpdatedTime != n.Updated || s.Deleted != n.DeletedTime {
 				stale = append(stale, n.ID)
 			}
 			delete(have, n.ID)
 		}
-		if !p.HasMore || len(p.Items) == 0 || page*joplin.PageSize > x.cfg.MaxNotes {
-			break
+		if page*joplin.PageSize > x.cfg.MaxNotes {
+			return past
 		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, past) {
+		return err
 	}
 	gone := make([]string, 0, len(have))
 	for id := range have {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -33,26 +32,17 @@ func linkedIDs(body string) []string {
 // never all held at once.
 func (o *Ops) scanNotes(ctx context.Context, fields string, fn func(apiNote)) error {
 	seen := 0
-	for page := 1; ; page++ {
-		var p joplin.Page[apiNote]
-		q := url.Values{
-			"fields": {fields}, "include_deleted": {"1"}, "limit": {strconv.Itoa(joplin.PageSize)},
-			"page": {strconv.Itoa(page)}, "order_by": {"created_time"}, "order_dir": {"ASC"},
-		}
-		if err := o.c.Get(ctx, "/notes", q, &p); err != nil {
-			return err
-		}
-		for _, n := range p.Items {
+	q := url.Values{"fields": {fields}, "include_deleted": {"1"}, "order_by": {"created_time"}, "order_dir": {"ASC"}}
+	return joplin.EachPage(ctx, o.c, "/notes", q, func(_ int, notes []apiNote) error {
+		for _, n := range notes {
 			fn(n)
 		}
-		seen += len(p.Items)
+		seen += len(notes)
 		if seen > o.limits.MaxScan {
 			return domainerr.New(domainerr.JoplinError, "Joplin holds more than %d notes; the scan was stopped", o.limits.MaxScan)
 		}
-		if !p.HasMore || len(p.Items) == 0 {
-			return nil
-		}
-	}
+		return nil
+	})
 }
 
 // notesLinkingTo lists the notes whose body links to id (backlinks, or the
