@@ -35,8 +35,11 @@ func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Opt
 }
 
 // The hooks below run after notebridge's own writes, before the tool
-// answers, so that the next search sees the write. They re-read what the
-// write changed from Joplin. A failure is logged, never returned: the
+// answers, so that the next search sees the write. They take what the
+// write already knows (a note write's answer, a tag's id and title, a link)
+// and re-read from Joplin only what it does not tell (a note created or
+// trashed, a notebook change, a tag made elsewhere). A failure is logged,
+// never returned: the
 // write itself succeeded, and /events or the reconciliation pass repairs
 // the index later. Before the index is built they do nothing (the build
 // or the saved cursor covers the write).
