@@ -226,7 +226,7 @@ var formPage = template.Must(template.New("consent").Parse(`<!doctype html>
 <h1>Allow access to your notes?</h1>
 <p>An application asks to use notebridge on your behalf. After you decide, you are sent back to the site</p>
 <h2>{{.RedirectSite}}</h2>
-<p>(full host name <code>{{.RedirectHost}}</code>).
+<p>Full host: <code>{{.RedirectHost}}</code>.
 Approve only if you started this from an application on that site.</p>
 <p>{{if .ClientName}}The application calls itself <strong>{{.ClientName}}</strong>. That name is its own claim, not verified:
 any application can register under any name.{{else}}The application gives no name.{{end}}
