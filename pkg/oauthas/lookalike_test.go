@@ -122,9 +122,12 @@ func TestCIMDLookalikes(t *testing.T) {
 		{"non-ASCII client_id host", "https://cl\u0430ude.ai/oauth/client.json", newCIMDTest(t, CIMDTesting{AllowLoopback: true})},
 	} {
 		_, ch := pkce()
-		resp, loc := c.a.authorize(authParams(c.id, ch))
-		if resp.StatusCode != http.StatusBadRequest || loc != nil || len(c.a.consent.asked) != 0 || c.a.counts()[0] != 0 {
-			t.Errorf("%s: %d %v asked %d clients %d", c.name, resp.StatusCode, loc, len(c.a.consent.asked), c.a.counts()[0])
+		req, _ := http.NewRequest(http.MethodGet, c.a.srv.URL+AuthorizePath+"?"+authParams(c.id, ch).Encode(), nil)
+		resp, body := c.a.do(req)
+		loc := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusBadRequest || body["error"] != "invalid_client" || loc != "" ||
+			len(c.a.consent.asked) != 0 || c.a.counts()[0] != 0 {
+			t.Errorf("%s: %d %v %q asked %d clients %d", c.name, resp.StatusCode, body, loc, len(c.a.consent.asked), c.a.counts()[0])
 		}
 	}
 }
