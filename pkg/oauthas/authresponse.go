@@ -32,8 +32,7 @@ func (s *Server) checkResponseMode(w http.ResponseWriter, r *http.Request, trust
 	}
 	err := fosite.ErrUnsupportedResponseMode.WithHint("Only response_mode query is supported.")
 	if !trusted {
-		rfc := fosite.ErrorToRFC6749Error(err)
-		writeJSONError(w, rfc.CodeField, rfc.ErrorField, rfc.GetDescription())
+		writeErrorPage(w, err)
 		return false
 	}
 	redirect, perr := url.Parse(r.Form.Get("redirect_uri"))
@@ -50,11 +49,17 @@ func (s *Server) checkResponseMode(w http.ResponseWriter, r *http.Request, trust
 // the client (the exact match was checked before), else an error page.
 func (s *Server) authorizeError(w http.ResponseWriter, ar fosite.AuthorizeRequester, err error) {
 	if ar == nil || !ar.IsRedirectURIValid() {
-		rfc := fosite.ErrorToRFC6749Error(err)
-		writeJSONError(w, rfc.CodeField, rfc.ErrorField, rfc.GetDescription())
+		writeErrorPage(w, err)
 		return
 	}
 	s.redirectError(w, ar.GetRedirectURI(), ar.GetState(), err)
+}
+
+// writeErrorPage answers err where nothing may redirect: as JSON with
+// the error's status (its description never holds fosite's debug text).
+func writeErrorPage(w http.ResponseWriter, err error) {
+	rfc := fosite.ErrorToRFC6749Error(err)
+	writeJSONError(w, rfc.CodeField, rfc.ErrorField, rfc.GetDescription())
 }
 
 // redirectError sends err to redirect in its query, beside the redirect
