@@ -183,6 +183,9 @@ func New(cfg Config) (*Server, error) {
 		"revocation_endpoint_auth_methods_supported": authMethods,
 		"scopes_supported":                           scope.NewSet(scope.All...).List(),
 		"client_id_metadata_document_supported":      true,
+
+		// RFC 9207: every authorization response carries iss.
+		"authorization_response_iss_parameter_supported": true,
 	})
 	if err != nil {
 		return nil, err

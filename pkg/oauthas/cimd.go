@@ -44,7 +44,9 @@ type CIMDTesting struct {
 func isCIMDClientID(id string) bool { return strings.HasPrefix(id, "https://") }
 
 // checkCIMDURL accepts an https URL with a path, without user info, query,
-// fragment, port-less oddities or dot segments.
+// fragment, port-less oddities or dot segments, whose host is an IP
+// address or an ASCII DNS name (checkHost: the URL is the client ID the
+// owner is shown).
 func checkCIMDURL(raw string) (*url.URL, error) {
 	if len(raw) > cimdMaxURLLen {
 		return nil, errors.New("the client_id URL is too long")
@@ -53,6 +55,9 @@ func checkCIMDURL(raw string) (*url.URL, error) {
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" ||
 		strings.Contains(raw, "#") || u.Path == "" || u.Path == "/" {
 		return nil, errors.New("the client_id URL must be an https URL with a path and no query or fragment")
+	}
+	if err := checkHost(u.Hostname()); err != nil {
+		return nil, errors.New("the client_id URL " + err.Error())
 	}
 	for _, seg := range strings.Split(u.Path, "/") {
 		if seg == "." || seg == ".." {

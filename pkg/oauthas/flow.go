@@ -26,7 +26,8 @@ var errInvalidTarget = &fosite.RFC6749Error{
 
 // authorize serves the authorization endpoint. Requests whose client or
 // redirect URI is not registered get an error page, never a redirect;
-// other errors are sent to the registered redirect URI.
+// other errors are sent to the registered redirect URI. Every response
+// sent to the redirect URI is a query-string redirect carrying iss.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
@@ -39,25 +40,30 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	}
 	// Exact redirect matching, before fosite (which lets loopback
 	// redirects vary their port) can redirect anywhere.
+	trusted := false
 	if c, ok := s.store.lookupClient(r.Form.Get("client_id")); ok {
 		redirect := r.Form.Get("redirect_uri")
 		if len(r.Form["redirect_uri"]) != 1 || !slices.Contains(c.RedirectURIs, redirect) {
 			writeJSONError(w, http.StatusBadRequest, "invalid_request", "redirect_uri is missing or not registered for this client")
 			return
 		}
+		trusted = true
+	}
+	if !s.checkResponseMode(w, r, trusted) {
+		return
 	}
 	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		s.authorizeError(w, ar, err)
 		return
 	}
 	if err := s.checkAuthorizeParams(r); err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		s.authorizeError(w, ar, err)
 		return
 	}
 	granted, err := scope.Parse(joinScopes(ar.GetRequestedScopes()))
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrInvalidScope)
+		s.authorizeError(w, ar, fosite.ErrInvalidScope)
 		return
 	}
 	c, _ := s.store.lookupClient(ar.GetClient().GetID())
@@ -70,7 +76,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	case Pending:
 		return
 	case Denied:
-		s.provider.WriteAuthorizeError(ctx, w, ar, fosite.ErrAccessDenied.WithHint("The owner denied the request."))
+		s.authorizeError(w, ar, fosite.ErrAccessDenied.WithHint("The owner denied the request."))
 		return
 	}
 	for _, sc := range granted.List() {
@@ -79,9 +85,10 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	ar.GrantAudience(s.cfg.Resource)
 	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, &fosite.DefaultSession{Subject: "owner"})
 	if err != nil {
-		s.provider.WriteAuthorizeError(ctx, w, ar, err)
+		s.authorizeError(w, ar, err)
 		return
 	}
+	resp.AddParameter("iss", s.cfg.Issuer) // RFC 9207
 	s.provider.WriteAuthorizeResponse(ctx, w, ar, resp)
 }
 

@@ -115,7 +115,8 @@ func TestAuthorizeRefusals(t *testing.T) {
 		case tc.redirect:
 			u, _ := url.Parse(loc)
 			if resp.StatusCode != http.StatusSeeOther && resp.StatusCode != http.StatusFound || u == nil ||
-				!strings.HasPrefix(loc, testRedirect+"?") || u.Query().Get("error") != tc.err || u.Query().Get("code") != "" {
+				!strings.HasPrefix(loc, testRedirect+"?") || u.Query().Get("error") != tc.err || u.Query().Get("code") != "" ||
+				u.Query().Get("iss") != testIssuer {
 				t.Errorf("%s: %d %q", tc.name, resp.StatusCode, loc)
 			}
 		default:

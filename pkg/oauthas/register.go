@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode"
 
 	"golang.org/x/crypto/bcrypt"
 
@@ -89,8 +88,8 @@ func ParseRegistration(raw []byte) (Registration, scope.Set, error) {
 			return reg, scope.Set{}, badRedirect("redirect_uris[%d] %v", i, err)
 		}
 	}
-	if len(reg.ClientName) > maxClientNameLen || strings.IndexFunc(reg.ClientName, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
-		return reg, scope.Set{}, badMetadata("client_name must be printable text of at most %d bytes", maxClientNameLen)
+	if err := CheckClientName(reg.ClientName); err != nil {
+		return reg, scope.Set{}, err
 	}
 	switch reg.AuthMethod {
 	case "", authNone, authPost, authBasic:
@@ -125,7 +124,8 @@ func ParseRegistration(raw []byte) (Registration, scope.Set, error) {
 
 // checkRedirectURI accepts an absolute https URL, or an http URL on a
 // loopback address for native clients (RFC 8252 §7.3), without fragment or
-// user info. Private-use schemes are not accepted.
+// user info, whose host is an IP address or an ASCII DNS name (checkHost).
+// Private-use schemes are not accepted.
 func checkRedirectURI(raw string) error {
 	if len(raw) > maxRedirectURILen {
 		return fmt.Errorf("is longer than %d bytes", maxRedirectURILen)
@@ -139,6 +139,9 @@ func checkRedirectURI(raw string) error {
 	}
 	if strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
 		return errors.New("has spaces or control characters")
+	}
+	if err := checkHost(u.Hostname()); err != nil {
+		return err
 	}
 	switch u.Scheme {
 	case "https":

@@ -192,8 +192,8 @@ var scopeText = map[scope.Scope]string{
 }
 
 type formData struct {
-	ClientName, ClientID, RedirectHost, CSRF, Error string
-	Scopes                                          []string
+	ClientName, ClientID, RedirectSite, RedirectHost, CSRF, Error string
+	Scopes                                                        []string
 }
 
 func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthas.ConsentRequest, status int, problem string) {
@@ -203,12 +203,8 @@ func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthas.ConsentR
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, MaxAge: 600})
 	d := formData{ClientName: req.ClientName, ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
-	if d.ClientName == "" {
-		d.ClientName = "An unnamed application"
-	}
-	if u, err := url.Parse(req.RedirectURI); err == nil {
-		d.RedirectHost = u.Host
-	}
+	d.ClientName = displayName(req.ClientName)
+	d.RedirectSite, d.RedirectHost = describeRedirect(req.RedirectURI)
 	for _, s := range req.Scopes.List() {
 		d.Scopes = append(d.Scopes, string(s)+": "+scopeText[s])
 	}
@@ -228,9 +224,13 @@ var formPage = template.Must(template.New("consent").Parse(`<!doctype html>
 <title>Allow access to your notes?</title></head>
 <body>
 <h1>Allow access to your notes?</h1>
-<p><strong>{{.ClientName}}</strong> (client ID <code>{{.ClientID}}</code>) asks to use notebridge on your behalf.
-After you decide, you are sent back to <strong>{{.RedirectHost}}</strong>.
-Approve only if you started this from an application at that address.</p>
+<p>An application asks to use notebridge on your behalf. After you decide, you are sent back to the site</p>
+<h2>{{.RedirectSite}}</h2>
+<p>Full host: <code>{{.RedirectHost}}</code>.
+Approve only if you started this from an application on that site.</p>
+<p>{{if .ClientName}}The application calls itself <strong>{{.ClientName}}</strong>. That name is its own claim, not verified:
+any application can register under any name.{{else}}The application gives no name.{{end}}
+Client ID <code>{{.ClientID}}</code>.</p>
 <p>It asks to:</p>
 <ul>{{range .Scopes}}<li>{{.}}</li>{{end}}</ul>
 {{if .Error}}<p role="alert"><strong>{{.Error}}</strong></p>{{end}}

@@ -119,6 +119,7 @@ try {
   const view = await evaluate(`JSON.stringify({
     url: location.href, title: document.title, text: document.body.innerText,
     scripts: document.scripts.length, form: !!document.querySelector('form'),
+    site: document.querySelector('h2')?.innerText,
     box: (() => { const b = document.querySelector('button[value=approve]')?.getBoundingClientRect();
                   return b ? { x: b.x + b.width / 2, y: b.y + b.height / 2, w: b.width, h: b.height } : null; })() })`);
   const v = JSON.parse(view);
@@ -127,6 +128,8 @@ try {
   assert.ok(v.text.includes(clientName), `the page names the client ${JSON.stringify(clientName)}:\n${v.text}`);
   assert.ok(v.text.includes('notes:read') && v.text.includes('okf:read') && !v.text.includes('notes:write'), 'the page lists the scopes asked for');
   assert.ok(v.text.includes(`127.0.0.1:${callback.address().port}`), 'the page names the redirect host');
+  assert.equal(v.site, '127.0.0.1', 'the page heads the redirect site (an IP address stands for itself)');
+  assert.ok(v.text.includes('calls itself') && v.text.includes('not verified'), 'the client name is shown as its unverified claim');
   assert.equal(v.scripts, 0, 'no script on the page (the client name is escaped)');
   assert.ok(v.form && v.box && v.box.w > 0 && v.box.h > 0, 'the form and a visible Approve button');
   const shot = await cdp('Page.captureScreenshot', { format: 'png' });
@@ -147,9 +150,10 @@ try {
     assert.fail(`the browser did not reach the redirect URI after Approve; it shows:\n${where}`);
   }
   assert.equal(back.searchParams.get('state'), 'chromium-state-42');
+  assert.equal(back.searchParams.get('iss'), origin, 'the redirect names its issuer (RFC 9207)');
   const code = back.searchParams.get('code');
   assert.ok(code, 'the redirect carries a code');
-  ok('passphrase typed, Approve clicked: the browser landed on the redirect URI with a code');
+  ok('passphrase typed, Approve clicked: the browser landed on the redirect URI with a code and iss');
 
   // The code is good: the token endpoint exchanges it with the verifier.
   const tok = await post('/oauth/token', new URLSearchParams({

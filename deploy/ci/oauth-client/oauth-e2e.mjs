@@ -157,10 +157,10 @@ try {
   const back = new URL(approved.headers.location[0]);
   assert.equal(`${back.origin}${back.pathname}`, redirectURL, 'back to the registered redirect URI');
   assert.equal(back.searchParams.get('state'), 'ci-state-0123456789');
-  assert.equal(back.searchParams.get('iss') ?? origin, origin);
+  assert.equal(back.searchParams.get('iss'), origin, 'the response names its issuer (RFC 9207)');
   const code = back.searchParams.get('code');
   assert.ok(code, 'an authorization code');
-  ok('consent approved with the owner passphrase (a wrong one refused first); code and state on the redirect');
+  ok('consent approved with the owner passphrase (a wrong one refused first); code, state and iss on the redirect');
 
   // 3. Token: the SDK exchanges the code with its PKCE verifier.
   await first.finishAuth(code);
