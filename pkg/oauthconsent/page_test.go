@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/notebridge/notebridge/pkg/oauthas"
 )
 
@@ -48,7 +46,7 @@ func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
 	}
 	ct.page = page
 	as, err := oauthas.New(oauthas.Config{Issuer: "https://notes.example.com", Resource: "https://notes.example.com/mcp",
-		StateDir: t.TempDir(), Consent: page, SecretHashCost: bcrypt.MinCost})
+		StateDir: t.TempDir(), Consent: page})
 	if err != nil {
 		t.Fatal(err)
 	}
