@@ -64,10 +64,17 @@ func (a *attempts) locked(addr string) bool {
 	return e.failed >= a.max
 }
 
-// reserve counts a check for addr before it runs; false when the address
-// has no failure left to spend (counting the checks in flight) or when no
-// address can be remembered.
-func (a *attempts) reserve(addr string) bool {
+// reservation is what reserve decided.
+type reservation int
+
+const (
+	reserved    reservation = iota
+	spent                   // the address has no failure left, counting checks in flight
+	tableIsFull             // no further address can be remembered
+)
+
+// reserve counts a check for addr before it runs.
+func (a *attempts) reserve(addr string) reservation {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.now()
@@ -77,17 +84,17 @@ func (a *attempts) reserve(addr string) bool {
 			a.prune(now)
 		}
 		if len(a.m) >= a.maxAddrs {
-			return false
+			return tableIsFull
 		}
 		e = &attempt{}
 		a.m[addr] = e
 	}
 	a.expire(e, now)
 	if e.failed+e.pending >= a.max {
-		return false
+		return spent
 	}
 	e.pending++
-	return true
+	return reserved
 }
 
 // settle ends a reservation of addr.
@@ -122,13 +129,19 @@ func (a *attempts) prune(now time.Time) {
 	}
 }
 
-// checkPassphrase runs the argon2id check of a posted approval: the
-// attempt is reserved first (a locked address gets 429 and no check),
-// then a slot of the global gate is awaited (none in time: 429 with
-// Retry-After and the form again, the reservation given back).
+// checkPassphrase runs the argon2id check of a posted approval. The
+// attempt is reserved first: an address with no failure left, or one the
+// full address table cannot hold, gets 429 and no check. Then a slot of
+// the global gate is awaited; none in time gives 429 with Retry-After,
+// the form again and the reservation back.
 func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauthas.ConsentRequest, addr string) oauthas.Decision {
-	if !p.attempts.reserve(addr) {
+	switch p.attempts.reserve(addr) {
+	case spent:
 		p.lockedOut(w)
+		return oauthas.Pending
+	case tableIsFull:
+		w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.Lockout/time.Second)))
+		p.message(w, http.StatusTooManyRequests, "Too many addresses have tried passphrases recently. Try again later.")
 		return oauthas.Pending
 	}
 	if err := p.gate.Enter(r.Context()); err != nil {

@@ -249,7 +249,7 @@ func TestConsentRefusals(t *testing.T) {
 			ct.page.attempts = newAttempts(5, 15*time.Minute, 1, func() time.Time { return ct.now })
 			ct.page.attempts.reserve("192.0.2.99") // a check in flight elsewhere
 			return addr, ct.forms(addr, q, 1)[0]
-		}, 429, "Too many", "900"},
+		}, 429, "Too many addresses", "900"},
 	}
 	for _, c := range cases {
 		from, f := c.setup()
