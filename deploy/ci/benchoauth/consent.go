@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -78,15 +77,7 @@ func kind(a answer) string {
 	return fmt.Sprintf("%d other", a.status)
 }
 
-func runConsent(bin string, n, formsPerAddr int) error {
-	dir, err := os.MkdirTemp("", "benchoauth-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	if err := writeToken(dir); err != nil {
-		return err
-	}
+func runConsent(dir, bin string, n, formsPerAddr int) error {
 	// The first start generates the owner passphrase and hashes it (an
 	// argon2id pass the idle figure must not hold): start twice.
 	s, err := startServer(bin, dir, "http://127.0.0.1:1")

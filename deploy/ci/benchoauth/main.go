@@ -49,15 +49,22 @@ func main() {
 	legacy := flag.Bool("legacy", false, "secrets: a client whose secret is stored as bcrypt (cost 12)")
 	duration := flag.Duration("duration", 0, "secrets: repeat the burst (new addresses each round) for this long; 0: once")
 	flag.Parse()
-	var err error
-	switch *scenario {
-	case "consent":
-		err = runConsent(*bin, *addrs, *forms)
-	case "secrets":
-		err = runSecrets(*bin, *fake, *secrets, *legacy, *duration)
-	default:
-		err = fmt.Errorf("unknown scenario %q", *scenario)
+	dir, err := os.MkdirTemp("", "benchoauth-")
+	if err != nil {
+		log.Fatal(err)
 	}
+	err = writeToken(dir)
+	if err == nil {
+		switch *scenario {
+		case "consent":
+			err = runConsent(dir, *bin, *addrs, *forms)
+		case "secrets":
+			err = runSecrets(dir, *bin, *fake, *secrets, *legacy, *duration)
+		default:
+			err = fmt.Errorf("unknown scenario %q", *scenario)
+		}
+	}
+	os.RemoveAll(dir)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -123,15 +123,7 @@ func (m *mcpSession) listNotes(folder string) (time.Duration, error) {
 	return took, nil
 }
 
-func runSecrets(bin, fakeBin string, n int, legacy bool, duration time.Duration) error {
-	dir, err := os.MkdirTemp("", "benchoauth-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	if err := writeToken(dir); err != nil {
-		return err
-	}
+func runSecrets(dir, bin, fakeBin string, n int, legacy bool, duration time.Duration) error {
 	fake, joplinURL, err := startFake(fakeBin, dir)
 	if err != nil {
 		return err
