@@ -55,8 +55,11 @@ type Config struct {
 	AccessTokenLifespan  time.Duration
 	RefreshTokenLifespan time.Duration
 	CodeLifespan         time.Duration
-	// SecretHashCost is the bcrypt cost of client secrets (0: 12).
-	SecretHashCost int
+	// SecretChecks bounds the legacy bcrypt client secret checks running
+	// at once across the process (0: 1); a check waits at most
+	// SecretCheckWait for a slot (0: 2 seconds), then the request gets 429.
+	SecretChecks    int
+	SecretCheckWait time.Duration
 	// CIMDTesting relaxes the fetch of Client ID Metadata Documents in
 	// tests; it must stay zero in production.
 	CIMDTesting CIMDTesting
@@ -104,6 +107,8 @@ type Server struct {
 	metadata []byte
 	routes   map[string]http.Handler
 	cimd     *http.Client
+	// secrets checks client secrets for fosite.
+	secrets *secretHasher
 }
 
 // New opens the state in cfg.StateDir and builds the server.
@@ -124,7 +129,8 @@ func New(cfg Config) (*Server, error) {
 	cfg.AccessTokenLifespan = orDefault(cfg.AccessTokenLifespan, time.Hour)
 	cfg.RefreshTokenLifespan = orDefault(cfg.RefreshTokenLifespan, 30*24*time.Hour)
 	cfg.CodeLifespan = orDefault(cfg.CodeLifespan, 5*time.Minute)
-	cfg.SecretHashCost = orDefault(cfg.SecretHashCost, 12)
+	cfg.SecretChecks = orDefault(cfg.SecretChecks, 1)
+	cfg.SecretCheckWait = orDefault(cfg.SecretCheckWait, 2*time.Second)
 	if cfg.RegisterRate == "" {
 		cfg.RegisterRate = "10-M"
 	}
@@ -157,11 +163,12 @@ func New(cfg Config) (*Server, error) {
 		AudienceMatchingStrategy:       fosite.ExactAudienceMatchingStrategy,
 		RefreshTokenScopes:             []string{},
 		TokenURL:                       cfg.Issuer + TokenPath,
-		HashCost:                       cfg.SecretHashCost,
 		SendDebugMessagesToClients:     false,
 	}
+	secrets := &secretHasher{bcrypt: NewGate(cfg.SecretChecks, cfg.SecretCheckWait), migrate: store.replaceSecretHash}
+	fc.ClientSecretsHasher = secrets
 	strategy := compose.NewOAuth2HMACStrategy(fc)
-	s := &Server{cfg: cfg, store: store, strategy: strategy, cimd: cimdClient(cfg.CIMDTesting)}
+	s := &Server{cfg: cfg, store: store, strategy: strategy, cimd: cimdClient(cfg.CIMDTesting), secrets: secrets}
 	s.provider = compose.Compose(fc, store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,

@@ -147,6 +147,9 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	ar, err := s.provider.NewAccessRequest(ctx, r, &fosite.DefaultSession{})
+	if s.refuseBusy(w, err) {
+		return
+	}
 	if err != nil {
 		s.provider.WriteAccessError(ctx, w, ar, err)
 		return
@@ -184,5 +187,8 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	err := s.provider.NewRevocationRequest(ctx, r)
+	if s.refuseBusy(w, err) {
+		return
+	}
 	s.provider.WriteRevocationResponse(ctx, w, err)
 }

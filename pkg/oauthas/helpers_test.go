@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"golang.org/x/crypto/bcrypt"
 )
 
 const (
@@ -57,7 +55,7 @@ func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
 		dir = t.TempDir()
 	}
 	c := &consentStub{decision: Approved}
-	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c, SecretHashCost: bcrypt.MinCost,
+	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c,
 		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, AuthorizeRate: cfg.AuthorizeRate, CIMDTesting: cfg.CIMDTesting})
 	if err != nil {
 		t.Fatal(err)

@@ -46,7 +46,8 @@ type state struct {
 	Refresh map[string]tokenRecord  `json:"refresh"`
 }
 
-// clientRecord is a registered client. Secret is a bcrypt hash.
+// clientRecord is a registered client. SecretHash is a SHA-256 digest
+// (hashSecret) or, in state files written before, a bcrypt hash.
 type clientRecord struct {
 	ID            string    `json:"id"`
 	Name          string    `json:"name"`

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/notebridge/notebridge/pkg/oauthas"
 )
 
@@ -99,7 +97,7 @@ func runConnector(t *testing.T, c connector) {
 		t.Fatal(err)
 	}
 	as, err := oauthas.New(oauthas.Config{Issuer: issuer, Resource: resource, StateDir: t.TempDir(), Consent: page,
-		SecretHashCost: bcrypt.MinCost, CIMDTesting: cimdTesting})
+		CIMDTesting: cimdTesting})
 	if err != nil {
 		t.Fatal(err)
 	}

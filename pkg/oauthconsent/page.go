@@ -3,11 +3,15 @@
 // headers. It names the client, where it will send the owner back and the
 // scopes asked for, and approves with the owner passphrase (argon2id hash).
 // Forms carry a CSRF token bound to a cookie and to the exact request;
-// attempts are rate-limited per client address (ulule/limiter), and an
-// address is locked out after repeated wrong passphrases.
+// the cookie's nonce is single-use, short-lived and bound to the client
+// address that loaded the page. Attempts are rate-limited per client
+// address (ulule/limiter), counted before the passphrase is hashed (an
+// address is locked out after repeated wrong passphrases), and the
+// memory-hard checks are bounded across the process.
 package oauthconsent
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -16,7 +20,6 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
-	"sync"
 	"time"
 
 	"github.com/ulule/limiter/v3"
@@ -36,22 +39,33 @@ type Config struct {
 	// (defaults 5 and 15 minutes).
 	MaxFailures int
 	Lockout     time.Duration
-	// Now is the clock of the lockout (nil: time.Now).
+	// Now is the clock of the lockout and the forms (nil: time.Now).
 	Now func() time.Time
+	// MaxChecks bounds the passphrase checks (argon2id, 19 MiB each)
+	// running at once across the process (default 2); a check waits at
+	// most CheckWait for a slot (default 2 seconds), then the form is
+	// shown again with 429 and Retry-After.
+	MaxChecks int
+	CheckWait time.Duration
+	// NonceTTL is how long a form stays valid (default 10 minutes); at
+	// most MaxNonces forms are outstanding (default 4096, the oldest go).
+	NonceTTL  time.Duration
+	MaxNonces int
+	// MaxAddresses bounds the client addresses whose failures are
+	// remembered (default 10000).
+	MaxAddresses int
 }
 
 // Page implements oauthas.Consent.
 type Page struct {
-	cfg   Config
-	key   []byte
-	lim   *limiter.Limiter
-	mu    sync.Mutex
-	fails map[string]failures
-}
-
-type failures struct {
-	count int
-	until time.Time
+	cfg      Config
+	key      []byte
+	lim      *limiter.Limiter
+	attempts *attempts
+	nonces   *nonces
+	gate     *oauthas.Gate
+	// matches checks a passphrase (the hash's Matches; tests count).
+	matches func(string) bool
 }
 
 // cookieName holds the CSRF nonce; __Host- pins it to this origin, https
@@ -79,13 +93,23 @@ func New(cfg Config) (*Page, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	cfg.MaxChecks = cmp.Or(cfg.MaxChecks, 2)
+	cfg.CheckWait = cmp.Or(cfg.CheckWait, 2*time.Second)
+	cfg.NonceTTL = cmp.Or(cfg.NonceTTL, 10*time.Minute)
+	cfg.MaxNonces = cmp.Or(cfg.MaxNonces, 4096)
+	cfg.MaxAddresses = cmp.Or(cfg.MaxAddresses, 10000)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	return &Page{cfg: cfg, key: key, lim: limiter.New(memory.NewStore(), rate), fails: map[string]failures{}}, nil
+	return &Page{cfg: cfg, key: key, lim: limiter.New(memory.NewStore(), rate),
+		attempts: newAttempts(cfg.MaxFailures, cfg.Lockout, cfg.MaxAddresses, cfg.Now),
+		nonces:   newNonces(cfg.NonceTTL, cfg.MaxNonces, cfg.Now),
+		gate:     oauthas.NewGate(cfg.MaxChecks, cfg.CheckWait),
+		matches:  cfg.Hash.Matches}, nil
 }
 
 // Decide implements oauthas.Consent: GET shows the page; POST checks the
-// CSRF token and, to approve, the passphrase.
+// CSRF token, consumes the form's nonce and, to approve, checks the
+// passphrase.
 func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthas.ConsentRequest) oauthas.Decision {
 	headers(w, req.RedirectURI)
 	addr := oauthas.ClientAddr(r)
@@ -93,8 +117,8 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthas.Consen
 		p.message(w, http.StatusTooManyRequests, "Too many requests from your address. Wait a minute and reload the page.")
 		return oauthas.Pending
 	}
-	if p.locked(addr) {
-		p.message(w, http.StatusTooManyRequests, "Too many wrong passphrases from your address. Try again later.")
+	if p.attempts.locked(addr) {
+		p.lockedOut(w)
 		return oauthas.Pending
 	}
 	if r.Method != http.MethodPost {
@@ -112,44 +136,23 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthas.Consen
 		p.message(w, http.StatusForbidden, "This form expired or did not come from this page. Go back to the application and start again.")
 		return oauthas.Pending
 	}
-	switch r.PostForm.Get("decision") {
-	case "deny":
-		return oauthas.Denied
-	case "approve":
-	default:
+	decision := r.PostForm.Get("decision")
+	if decision != "deny" && decision != "approve" {
 		p.message(w, http.StatusBadRequest, "Choose Approve or Deny.")
 		return oauthas.Pending
 	}
-	if !p.cfg.Hash.Matches(r.PostForm.Get("passphrase")) {
-		p.fail(addr)
-		p.form(w, r, req, http.StatusUnauthorized, "Wrong passphrase.")
+	switch p.nonces.consume(c.Value, addr) {
+	case nonceGone:
+		p.message(w, http.StatusForbidden, "This form expired or was already used. Go back to the application and start again.")
+		return oauthas.Pending
+	case nonceElsewhere:
+		p.message(w, http.StatusForbidden, "This form was loaded from another network address. Go back to the application and start again.")
 		return oauthas.Pending
 	}
-	p.mu.Lock()
-	delete(p.fails, addr)
-	p.mu.Unlock()
-	return oauthas.Approved
-}
-
-func (p *Page) locked(addr string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f := p.fails[addr]
-	return f.count >= p.cfg.MaxFailures && p.cfg.Now().Before(f.until)
-}
-
-func (p *Page) fail(addr string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	f := p.fails[addr]
-	if f.count >= p.cfg.MaxFailures { // a lockout that has passed
-		f = failures{}
+	if decision == "deny" {
+		return oauthas.Denied
 	}
-	f.count++
-	if f.count >= p.cfg.MaxFailures {
-		f.until = p.cfg.Now().Add(p.cfg.Lockout)
-	}
-	p.fails[addr] = f
+	return p.checkPassphrase(w, r, req, addr)
 }
 
 // csrf binds a form to its cookie nonce and to the exact request query.
@@ -197,11 +200,9 @@ type formData struct {
 }
 
 func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthas.ConsentRequest, status int, problem string) {
-	nonceBytes := make([]byte, 24)
-	_, _ = rand.Read(nonceBytes)
-	nonce := base64.RawURLEncoding.EncodeToString(nonceBytes)
+	nonce := p.nonces.issue(oauthas.ClientAddr(r))
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, MaxAge: 600})
+		SameSite: http.SameSiteStrictMode, MaxAge: int(p.cfg.NonceTTL / time.Second)})
 	d := formData{ClientName: req.ClientName, ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
 	d.ClientName = displayName(req.ClientName)
 	d.RedirectSite, d.RedirectHost = describeRedirect(req.RedirectURI)

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/notebridge/notebridge/pkg/oauthas"
 )
 
@@ -48,7 +46,7 @@ func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
 	}
 	ct.page = page
 	as, err := oauthas.New(oauthas.Config{Issuer: "https://notes.example.com", Resource: "https://notes.example.com/mcp",
-		StateDir: t.TempDir(), Consent: page, SecretHashCost: bcrypt.MinCost})
+		StateDir: t.TempDir(), Consent: page})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +79,18 @@ var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request
 // show GETs the page and returns the response, body, cookie and CSRF token.
 func (ct *consentTest) show(query string) (*http.Response, string, *http.Cookie, string) {
 	ct.t.Helper()
-	resp, err := noRedirect.Get(ct.srv.URL + oauthas.AuthorizePath + "?" + query)
+	return ct.showFrom("", query)
+}
+
+// showFrom is show from client address addr (X-Forwarded-For from the
+// loopback peer; none when empty).
+func (ct *consentTest) showFrom(addr, query string) (*http.Response, string, *http.Cookie, string) {
+	ct.t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, ct.srv.URL+oauthas.AuthorizePath+"?"+query, nil)
+	if addr != "" {
+		req.Header.Set("X-Forwarded-For", addr)
+	}
+	resp, err := noRedirect.Do(req)
 	if err != nil {
 		ct.t.Fatal(err)
 	}
@@ -103,18 +112,36 @@ func (ct *consentTest) show(query string) (*http.Response, string, *http.Cookie,
 
 func (ct *consentTest) submit(query string, cookie *http.Cookie, form url.Values) (*http.Response, string) {
 	ct.t.Helper()
+	return ct.submitFrom("", query, cookie, form)
+}
+
+// submitFrom is submit from client address addr (as showFrom).
+func (ct *consentTest) submitFrom(addr, query string, cookie *http.Cookie, form url.Values) (*http.Response, string) {
+	ct.t.Helper()
+	resp, body, err := ct.post(addr, query, cookie, form)
+	if err != nil {
+		ct.t.Fatal(err)
+	}
+	return resp, body
+}
+
+// post is submitFrom for any goroutine: it returns the error.
+func (ct *consentTest) post(addr, query string, cookie *http.Cookie, form url.Values) (*http.Response, string, error) {
 	req, _ := http.NewRequest(http.MethodPost, ct.srv.URL+oauthas.AuthorizePath+"?"+query, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if addr != "" {
+		req.Header.Set("X-Forwarded-For", addr)
+	}
 	if cookie != nil {
 		req.AddCookie(cookie)
 	}
 	resp, err := noRedirect.Do(req)
 	if err != nil {
-		ct.t.Fatal(err)
+		return nil, "", err
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	return resp, string(raw)
+	return resp, string(raw), nil
 }
 
 func approve(csrf, pass string) url.Values {
@@ -224,15 +251,17 @@ func TestLockout(t *testing.T) {
 }
 
 // TestLockoutRefusesTheRightPassphrase: once locked, a POST with a valid
-// form and the right passphrase still gets no code.
+// form (loaded before the lockout) and the right passphrase still gets no
+// code.
 func TestLockoutRefusesTheRightPassphrase(t *testing.T) {
 	ct := newConsentTest(t, "", `"Client"`)
 	q := ct.query()
-	_, _, cookie, csrf := ct.show(q)
+	_, _, kept, keptCSRF := ct.show(q)
 	for range 5 {
+		_, _, cookie, csrf := ct.show(q)
 		ct.submit(q, cookie, approve(csrf, "wrong"))
 	}
-	if resp, _ := ct.submit(q, cookie, approve(csrf, passphrase)); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Location") != "" {
+	if resp, _ := ct.submit(q, kept, approve(keptCSRF, passphrase)); resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Location") != "" {
 		t.Fatalf("right passphrase while locked out: %d", resp.StatusCode)
 	}
 }
