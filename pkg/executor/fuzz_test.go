@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -24,7 +25,7 @@ func FuzzCall(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
 		before := calls.Load()
-		out, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id", args)
+		out, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "echo_id", args)
 		if derr == nil {
 			if !json.Valid(out) {
 				t.Fatalf("invalid result %q", out)

@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -86,7 +87,8 @@ func (f *fastPath) serve(ctx context.Context, msg []byte) bool {
 
 func (f *fastPath) call(ctx context.Context, c toolCall) (out json.RawMessage, isError bool, panicked any) {
 	defer func() { panicked = recover() }()
-	out, isError = callTool(ctx, f.r.ex, f.r.t, c.name, c.args)
+	who, _ := principal.From(ctx)
+	out, isError = callTool(ctx, f.r.ex, who, f.r.t, c.name, c.args)
 	return out, isError, nil
 }
 

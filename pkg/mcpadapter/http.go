@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // Path is where MCP Streamable HTTP is served.
@@ -92,7 +93,7 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 			origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 		}
 	}
-	auth := httpfront.Authenticate(cfg.Token, healthPaths...)
+	auth := httpfront.Authenticate(cfg.Token, principal.StaticMCP(), healthPaths...)
 	if cfg.OAuth != nil {
 		if cfg.OAuth.Resource == nil {
 			return nil, nil, errors.New("mcp http: OAuth needs a resource server")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -89,7 +90,10 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 			}
 			args = b
 		}
-		out, isError := callTool(ctx, ex, t, name, args)
+		// The transport put the caller in the context (ServeStdio, the HTTP
+		// front door); without one the executor refuses the call.
+		who, _ := principal.From(ctx)
+		out, isError := callTool(ctx, ex, who, t, name, args)
 		if isError {
 			return errorResult(out), nil
 		}
@@ -100,8 +104,8 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 // callTool runs one call through the executor. It returns the encoded
 // result object, or the encoded error object {"error": {...}} and true.
 // The mcp-go handler and the stdio fast path both answer from it.
-func callTool(ctx context.Context, ex *executor.Executor, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, bool) {
-	out, derr := ex.Call(ctx, t, name, args)
+func callTool(ctx context.Context, ex *executor.Executor, who principal.Principal, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, bool) {
+	out, derr := ex.Call(ctx, who, t, name, args)
 	if derr != nil {
 		return errorJSON(derr), true
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // MaxStdioMessage bounds one JSON-RPC line on stdin.
@@ -21,7 +23,8 @@ const MaxStdioMessage = 24 << 20
 // input line (a final line without a newline included) and one response per
 // output line, written whole under a lock. At EOF it waits for in-flight
 // calls to finish, then returns nil. Cancelling ctx cancels in-flight calls.
-// Nothing but protocol messages is ever written to out.
+// Nothing but protocol messages is ever written to out. Every call is made
+// as the stdio owner (principal.Stdio): whoever started the process.
 //
 // For a server built by NewServer, a plain tools/call (see parseToolCall)
 // goes straight to the executor, with its arguments left in the input line,
@@ -34,6 +37,7 @@ func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 // serveStdio is ServeStdio; withFastPath false sends every message to s,
 // which tests compare the fast path against.
 func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, maxLine int, log *slog.Logger, withFastPath bool) error {
+	ctx = principal.With(ctx, principal.Stdio())
 	r := bufio.NewReaderSize(in, 64<<10)
 	var wg sync.WaitGroup
 	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
