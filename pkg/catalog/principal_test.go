@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
@@ -28,7 +26,7 @@ func TestNoOperationRunsWithoutAPrincipal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers := map[registry.Transport]*server.MCPServer{
+	servers := map[registry.Transport]*mcpadapter.Server{
 		registry.MCPStdio: mcpadapter.NewServer(ex, registry.MCPStdio, "test"),
 		registry.MCPHTTP:  mcpadapter.NewServer(ex, registry.MCPHTTP, "test"),
 	}

@@ -5,16 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sync"
-	"weak"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // The stdio fast path serves a plain tools/call (see parseToolCall) by
@@ -24,43 +18,18 @@ import (
 // of MiB. Its output is byte-for-byte what mcp-go's path writes for the same
 // line (TestFastPathMatchesMCPGo); every other message takes mcp-go's path.
 
-// runner is what the fast path needs of a server built by NewServer.
-type runner struct {
-	ex    *executor.Executor
-	t     registry.Transport
-	tools map[string]bool // the tools NewServer added
-}
-
-// runners maps each server built by NewServer to its runner. A server's
-// entry goes when the server is collected.
-var runners sync.Map // weak.Pointer[server.MCPServer] → *runner
-
-func registerRunner(s *server.MCPServer, r *runner) {
-	key := weak.Make(s)
-	runners.Store(key, r)
-	runtime.AddCleanup(s, func(k weak.Pointer[server.MCPServer]) { runners.Delete(k) }, key)
-}
-
-func runnerFor(s *server.MCPServer) *runner {
-	if v, ok := runners.Load(weak.Make(s)); ok {
-		return v.(*runner)
-	}
-	return nil
-}
-
 // fastPath serves plain tools/call messages of one stdio session.
 type fastPath struct {
-	r     *runner
-	s     *server.MCPServer
+	s     *Server
 	out   *stdioOut
 	calls *inflight // the session's running requests, shared with mcp-go's path
 }
 
-// serve answers msg if it is a plain tools/call of a tool NewServer added,
-// and reports whether it did; otherwise mcp-go must handle msg.
+// serve answers msg if it is a plain tools/call of one of the server's
+// tools, and reports whether it did; otherwise mcp-go must handle msg.
 func (f *fastPath) serve(ctx context.Context, msg []byte) bool {
 	call, ok := parseToolCall(msg)
-	if !ok || !f.r.tools[call.name] || f.s.GetTool(call.name) == nil {
+	if !ok || !f.s.tools[call.name] {
 		return false
 	}
 	// A notifications/cancelled naming the id cancels the call, and the
@@ -88,7 +57,7 @@ func (f *fastPath) serve(ctx context.Context, msg []byte) bool {
 func (f *fastPath) call(ctx context.Context, c toolCall) (out json.RawMessage, isError bool, panicked any) {
 	defer func() { panicked = recover() }()
 	who, _ := principal.From(ctx)
-	out, isError = callTool(ctx, f.r.ex, who, f.r.t, c.name, c.args)
+	out, isError = callTool(ctx, f.s.ex, who, f.s.t, c.name, c.args)
 	return out, isError, nil
 }
 

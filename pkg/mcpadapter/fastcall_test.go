@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -69,7 +67,7 @@ func diffExecutor(t testing.TB) *executor.Executor {
 }
 
 // both runs input through the stdio loop with and without the fast path.
-func both(t testing.TB, srv *server.MCPServer, input string) (fast, slow string) {
+func both(t testing.TB, srv *Server, input string) (fast, slow string) {
 	t.Helper()
 	run := func(withFast bool) string {
 		var out bytes.Buffer
@@ -145,7 +143,7 @@ func TestFastPathMatchesMCPGo(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			pc, ok := parseToolCall([]byte(c.line))
-			if ok = ok && runnerFor(srv).tools[pc.name] && srv.GetTool(pc.name) != nil; ok != c.fast {
+			if ok = ok && srv.tools[pc.name]; ok != c.fast {
 				t.Fatalf("fast path taken: %v, want %v", ok, c.fast)
 			}
 			fast, slow := both(t, srv, c.line+"\n")

@@ -74,13 +74,13 @@ func orDefault[T int | time.Duration](v, def T) T {
 // NewHTTPHandler returns an echo instance serving MCP at /mcp plus /healthz
 // and /readyz. Every other request is checked, in order, for Origin, bearer
 // token and body size before any route is looked up.
-func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, error) {
+func NewHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, error) {
 	e, _, err := newHTTPHandler(s, cfg, log)
 	return e, err
 }
 
 // newHTTPHandler is NewHTTPHandler, also returning the session guard.
-func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *guard, error) {
+func newHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *guard, error) {
 	if cfg.Token == nil {
 		return nil, nil, errors.New("mcp http: a token file is required")
 	}
@@ -112,7 +112,7 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 	reg := newSessions(orDefault(cfg.SessionIdleTTL, DefaultSessionIdleTTL),
 		orDefault(cfg.MaxSessionsPerCredential, DefaultMaxSessionsPerCredential), orDefault(cfg.MaxSessions, DefaultMaxSessions))
 	g := &guard{
-		next: server.NewStreamableHTTPServer(s,
+		next: server.NewStreamableHTTPServer(s.mcp,
 			server.WithSessionIdManagerResolver(reg),
 			server.WithStreamableHTTPLogger(log),
 		),
@@ -123,7 +123,7 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 	reg.expire = g.reclaim
 	e.Any(Path, echo.WrapHandler(g))
 	if cfg.OAuth != nil {
-		g.rs, g.run = cfg.OAuth.Resource, runnerFor(s)
+		g.rs, g.srv = cfg.OAuth.Resource, s
 		for p, h := range cfg.OAuth.Routes {
 			e.Any(p, echo.WrapHandler(h))
 		}

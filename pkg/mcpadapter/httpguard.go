@@ -32,10 +32,10 @@ type guard struct {
 	sessions   *sessions
 	maxStreams int
 	streamIdle time.Duration
-	// rs and run, set when OAuth is on, refuse a tools/call beyond the
+	// rs and srv, set when OAuth is on, refuse a tools/call beyond the
 	// token's scopes with HTTP 403 (see scopeRefusal).
 	rs  *oauthrs.Server
-	run *runner
+	srv *Server
 }
 
 // The JSON-RPC error codes of session failures, as the reference

@@ -74,14 +74,14 @@ func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) 
 // reports whether it did. The decision is the executor's (Authorize); this
 // only lets the client step up.
 func (g *guard) scopeRefusal(w http.ResponseWriter, r *http.Request, m message) bool {
-	if g.rs == nil || g.run == nil || m.Method != "tools/call" || !g.run.tools[m.Params.Name] {
+	if g.rs == nil || g.srv == nil || m.Method != "tools/call" || !g.srv.tools[m.Params.Name] {
 		return false
 	}
 	who, ok := principal.From(r.Context())
 	if !ok {
 		return false
 	}
-	derr := g.run.ex.Authorize(who, m.Params.Name)
+	derr := g.srv.ex.Authorize(who, m.Params.Name)
 	if derr == nil || derr.Code != domainerr.InsufficientScope {
 		return false
 	}

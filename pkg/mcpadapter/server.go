@@ -26,10 +26,21 @@ func SupportedProtocolVersions() []string {
 	return append([]string(nil), mcp.ValidProtocolVersions...)
 }
 
+// Server is one MCP server: the operations of an executor's registry that
+// are exposed on one transport, as mcp-go tools. ServeStdio and
+// NewHTTPHandler serve it; both reach the executor through it, and the
+// stdio fast path answers a plain tools/call from it without mcp-go.
+type Server struct {
+	mcp   *server.MCPServer
+	ex    *executor.Executor
+	t     registry.Transport
+	tools map[string]bool // the tools added to mcp, by name
+}
+
 // NewServer builds an MCP server exposing the operations of ex's registry
 // that are exposed on transport t; its instructions describe the toolsets
 // those operations come from.
-func NewServer(ex *executor.Executor, t registry.Transport, version string) *server.MCPServer {
+func NewServer(ex *executor.Executor, t registry.Transport, version string) *Server {
 	ops := ex.Registry().Exposed(t)
 	s := server.NewMCPServer(ServerName, version,
 		server.WithToolCapabilities(false),
@@ -43,8 +54,14 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *ser
 		names[op.Name] = true
 	}
 	s.AddTools(tools...)
-	registerRunner(s, &runner{ex: ex, t: t, tools: names})
-	return s
+	return &Server{mcp: s, ex: ex, t: t, tools: names}
+}
+
+// HandleMessage answers one JSON-RPC message through mcp-go, as the
+// transports do; ctx must carry the caller (principal.With) for a
+// tools/call to run.
+func (s *Server) HandleMessage(ctx context.Context, msg json.RawMessage) mcp.JSONRPCMessage {
+	return s.mcp.HandleMessage(ctx, msg)
 }
 
 // Tool converts one operation to its MCP tool definition. It carries no

@@ -26,25 +26,25 @@ const MaxStdioMessage = 24 << 20
 // Nothing but protocol messages is ever written to out. Every call is made
 // as the stdio owner (principal.Stdio): whoever started the process.
 //
-// For a server built by NewServer, a plain tools/call (see parseToolCall)
-// goes straight to the executor, with its arguments left in the input line,
-// and its response is streamed to out; the bytes written are the ones
-// mcp-go's path would write. Every other message goes to s.
-func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, maxLine int, log *slog.Logger) error {
+// A plain tools/call (see parseToolCall) goes straight to the executor,
+// with its arguments left in the input line, and its response is streamed
+// to out; the bytes written are the ones mcp-go's path would write. Every
+// other message goes to mcp-go.
+func ServeStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, maxLine int, log *slog.Logger) error {
 	return serveStdio(ctx, s, in, out, maxLine, log, true)
 }
 
 // serveStdio is ServeStdio; withFastPath false sends every message to s,
 // which tests compare the fast path against.
-func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, maxLine int, log *slog.Logger, withFastPath bool) error {
+func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, maxLine int, log *slog.Logger, withFastPath bool) error {
 	ctx = principal.With(ctx, principal.Stdio())
 	r := bufio.NewReaderSize(in, 64<<10)
 	var wg sync.WaitGroup
 	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
 	calls := newInflight()
 	var fast *fastPath
-	if rn := runnerFor(s); rn != nil && withFastPath {
-		fast = &fastPath{r: rn, s: s, out: w, calls: calls}
+	if withFastPath {
+		fast = &fastPath{s: s, out: w, calls: calls}
 	}
 	for {
 		line, tooLong, rerr := readLine(r, maxLine)
@@ -70,7 +70,7 @@ func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 					if fast != nil && fast.serve(ctx, msg) {
 						return
 					}
-					handleMessage(ctx, s, msg, calls, w)
+					handleMessage(ctx, s.mcp, msg, calls, w)
 				}()
 			}
 		}
