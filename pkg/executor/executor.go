@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/jsonscan"
 	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/scope"
@@ -102,6 +103,19 @@ func (e *Executor) Registry() *registry.Registry { return e.reg }
 // A call without a principal (the zero Principal) is refused before
 // anything else is looked at.
 func (e *Executor) Call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
+	return e.call(ctx, p, t, name, args, -1)
+}
+
+// CallScanned is Call for arguments a jsonscan.Scanner has already read
+// (the stdio fast path): they are valid JSON and their depth is known, so
+// nothing scans them again before the schema validator decodes them.
+func (e *Executor) CallScanned(ctx context.Context, p principal.Principal, t registry.Transport, name string, args jsonscan.Value) (json.RawMessage, *domainerr.Error) {
+	return e.call(ctx, p, t, name, args.Bytes(), args.Depth())
+}
+
+// call is Call; depth is the arguments' nesting when already known, or
+// negative to have checkDepth measure it.
+func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage, depth int) (json.RawMessage, *domainerr.Error) {
 	if !p.Known() {
 		return nil, unauthenticated()
 	}
@@ -119,13 +133,17 @@ func (e *Executor) Call(ctx context.Context, p principal.Principal, t registry.T
 		return nil, derr
 	}
 	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage(`{}`)
+		args, depth = json.RawMessage(`{}`), 1
 	}
 	if len(args) > e.limits.MaxArgBytes {
 		return nil, domainerr.New(domainerr.RequestTooLarge, "arguments exceed %d bytes", e.limits.MaxArgBytes)
 	}
-	if err := checkDepth(args, e.limits.MaxDepth); err != nil {
-		return nil, err
+	if depth < 0 {
+		if err := checkDepth(args, e.limits.MaxDepth); err != nil {
+			return nil, err
+		}
+	} else if depth > e.limits.MaxDepth {
+		return nil, tooDeep(e.limits.MaxDepth)
 	}
 	in, cerr := e.schemasFor(op).input()
 	if cerr != nil {

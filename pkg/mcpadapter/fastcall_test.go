@@ -239,3 +239,19 @@ func TestStdioCancelledCallGetsNoResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestStdioCancellationRightBehindTheCall: a notifications/cancelled on the
+// line right after a plain tools/call cancels it: the call is registered
+// before the next line is read, so the cancellation cannot overtake it.
+// The call gets no response, and stdin's end finds nothing running.
+func TestStdioCancellationRightBehindTheCall(t *testing.T) {
+	in := call("7", "wait", `{}`) + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"user"}}` + "\n"
+	for range 20 {
+		ex, _, _ := waitExecutor(t, registry.MCPStdio)
+		var out bytes.Buffer
+		if err := ServeStdio(context.Background(), NewServer(ex, registry.MCPStdio, "cancel"), strings.NewReader(in), &out, 1<<20, slog.New(slog.DiscardHandler)); err != nil || out.Len() > 0 {
+			t.Fatalf("after a cancelled call: %q (%v), want nothing", out.String(), err)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 		// The transport put the caller in the context (ServeStdio, the HTTP
 		// front door); without one the executor refuses the call.
 		who, _ := principal.From(ctx)
-		out, isError := callTool(ctx, ex, who, t, name, args)
+		out, isError := toolOutcome(ex.Call(ctx, who, t, name, args))
 		if isError {
 			return errorResult(out), nil
 		}
@@ -118,11 +118,10 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 	}
 }
 
-// callTool runs one call through the executor. It returns the encoded
-// result object, or the encoded error object {"error": {...}} and true.
-// The mcp-go handler and the stdio fast path both answer from it.
-func callTool(ctx context.Context, ex *executor.Executor, who principal.Principal, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, bool) {
-	out, derr := ex.Call(ctx, who, t, name, args)
+// toolOutcome turns what the executor answered into the encoded result
+// object, or the encoded error object {"error": {...}} and true. The mcp-go
+// handler and the stdio fast path both answer from it.
+func toolOutcome(out json.RawMessage, derr *domainerr.Error) (json.RawMessage, bool) {
 	if derr != nil {
 		return errorJSON(derr), true
 	}

@@ -44,7 +44,7 @@ func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, max
 	calls := newInflight()
 	var fast *fastPath
 	if withFastPath {
-		fast = &fastPath{s: s, out: w, calls: calls}
+		fast = &fastPath{s: s, out: w}
 	}
 	for {
 		line, tooLong, rerr := readLine(r, maxLine)
@@ -52,7 +52,16 @@ func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, max
 			w.message(errorResponse(-32600, "message exceeds the size limit"))
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			msg := json.RawMessage(line)
-			if isBatch(msg) {
+			if call, ok := fast.accept(msg); ok {
+				// Registered before the next line is read, so a
+				// cancellation that follows always finds it.
+				callCtx, c, done := calls.start(ctx, call.id)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					fast.serve(callCtx, call, c, done)
+				}()
+			} else if isBatch(msg) {
 				w.message(errorResponse(mcp.INVALID_REQUEST, batchError))
 			} else if isInitialize(msg) {
 				// The handshake is answered before any later line is read,
@@ -67,9 +76,6 @@ func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, max
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if fast != nil && fast.serve(ctx, msg) {
-						return
-					}
 					handleMessage(ctx, s.mcp, msg, calls, w)
 				}()
 			}
