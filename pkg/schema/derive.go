@@ -1,0 +1,322 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Vocabulary names the enums, patterns and bounds that struct tags refer
+// to by name (enum=@NAME, pattern=NAME, max=@NAME, default=@NAME), for
+// values that live in Go code, depend on configuration or do not fit a
+// tag.
+type Vocabulary struct {
+	Enums    map[string][]string
+	Patterns map[string]string
+	Bounds   map[string]int64
+	// Defs maps a type to the $defs entry that stands for it: every use
+	// becomes a $ref, and the type's schema is rendered once under $defs
+	// (a recursive type needs this).
+	Defs map[reflect.Type]string
+}
+
+// For derives the schema of T: google/jsonschema-go reflects the Go type
+// (properties from json names, required from the absence of omitempty,
+// descriptions from `jsonschema` tags), then the `schema` tag of each
+// field adds what Go types cannot say. Its comma-separated items:
+//
+//	min=N, max=N    string length, integer range, or array item count
+//	                (N may be @NAME, a bound of the vocabulary)
+//	itemmin=N, itemmax=N   string length of an array's items
+//	itemdesc=TEXT   the description of an array's items (no commas)
+//	enum=a|b|c, enum=@NAME  allowed strings (of the items, for an array)
+//	id              a Joplin object id (of the items, for an array)
+//	pattern=NAME    a named pattern (of the items, for an array)
+//	default=V       the default annotation (JSON, a bare string, or @NAME)
+//	nullable        accept null; pointers and slices do not otherwise
+//	optional        not required although not omitempty
+//
+// The result is checked against the subset by registry.New, not here.
+func For[T any](v Vocabulary) (S, error) {
+	return ForType(reflect.TypeFor[T](), v)
+}
+
+// ForType is For for a reflect.Type.
+func ForType(t reflect.Type, v Vocabulary) (S, error) {
+	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{}}
+	for dt, name := range v.Defs {
+		opts.TypeSchemas[dt] = &jsonschema.Schema{Ref: "#/$defs/" + name}
+	}
+	root, err := derive(t, opts, v)
+	if err != nil {
+		return nil, err
+	}
+	if len(v.Defs) == 0 {
+		return root, nil
+	}
+	defs := map[string]any{}
+	for dt, name := range v.Defs {
+		// A struct type built from dt's fields is not dt, so its fields
+		// still refer to dt while the type itself is rendered in full.
+		d, err := derive(reflect.StructOf(fields(dt)), opts, v)
+		if err != nil {
+			return nil, fmt.Errorf("$defs %s: %w", name, err)
+		}
+		defs[name] = d
+	}
+	root["$defs"] = defs
+	return root, nil
+}
+
+func fields(t reflect.Type) []reflect.StructField {
+	out := make([]reflect.StructField, t.NumField())
+	for i := range out {
+		out[i] = t.Field(i)
+	}
+	return out
+}
+
+func derive(t reflect.Type, opts *jsonschema.ForOptions, v Vocabulary) (S, error) {
+	s, err := jsonschema.ForType(t, opts)
+	if err != nil {
+		return nil, fmt.Errorf("schema: derive %v: %w", t, err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("schema: encode %v: %w", t, err)
+	}
+	var node S
+	if err := json.Unmarshal(b, &node); err != nil {
+		return nil, fmt.Errorf("schema: decode %v: %w", t, err)
+	}
+	if err := (&tagger{v: v}).walk(node, t, tag{}); err != nil {
+		return nil, fmt.Errorf("schema: %v: %w", t, err)
+	}
+	return node, nil
+}
+
+// tag is a field's parsed `schema` tag.
+type tag map[string]string
+
+func parseTag(s string) tag {
+	t := tag{}
+	if s == "" {
+		return t
+	}
+	for _, item := range strings.Split(s, ",") {
+		k, val, _ := strings.Cut(item, "=")
+		t[k] = val
+	}
+	return t
+}
+
+type tagger struct{ v Vocabulary }
+
+// walk applies tg to node, the derived schema of t, and recurses.
+func (tr *tagger) walk(node S, t reflect.Type, tg tag) error {
+	if _, isRef := node["$ref"]; isRef {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	setNullable(node, tg.has("nullable"))
+	switch t.Kind() {
+	case reflect.Struct:
+		return tr.object(node, t)
+	case reflect.Slice, reflect.Array:
+		return tr.array(node, t, tg)
+	case reflect.Map:
+		if sub, ok := node["additionalProperties"].(map[string]any); ok {
+			return tr.walk(sub, t.Elem(), tag{})
+		}
+		return nil
+	}
+	return tr.scalar(node, tg)
+}
+
+func (tg tag) has(k string) bool { _, ok := tg[k]; return ok }
+
+func (tr *tagger) object(node S, t reflect.Type) error {
+	props, _ := node["properties"].(map[string]any)
+	required, _ := node["required"].([]any)
+	for _, f := range reflect.VisibleFields(t) {
+		if f.Anonymous || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		sub, ok := props[name].(map[string]any)
+		if !ok {
+			continue
+		}
+		tg := parseTag(f.Tag.Get("schema"))
+		if tg.has("optional") {
+			required = slices.DeleteFunc(required, func(r any) bool { return r == name })
+		}
+		if err := tr.walk(sub, f.Type, tg); err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
+	}
+	if len(required) == 0 {
+		delete(node, "required")
+	} else {
+		node["required"] = required
+	}
+	if props == nil {
+		node["properties"] = map[string]any{}
+	}
+	return nil
+}
+
+func (tr *tagger) array(node S, t reflect.Type, tg tag) error {
+	if err := tr.bound(node, tg, "min", "minItems"); err != nil {
+		return err
+	}
+	if err := tr.bound(node, tg, "max", "maxItems"); err != nil {
+		return err
+	}
+	items, ok := node["items"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	if d, ok := tg["itemdesc"]; ok {
+		items["description"] = d
+	}
+	itemTag := tag{}
+	for k, val := range tg {
+		switch k {
+		case "itemmin":
+			itemTag["min"] = val
+		case "itemmax":
+			itemTag["max"] = val
+		case "enum", "id", "pattern":
+			itemTag[k] = val
+		}
+	}
+	return tr.walk(items, t.Elem(), itemTag)
+}
+
+func (tr *tagger) scalar(node S, tg tag) error {
+	lo, hi := "minimum", "maximum"
+	if node["type"] == "string" || slices.Contains(asList(node["type"]), "string") {
+		lo, hi = "minLength", "maxLength"
+	}
+	if err := tr.bound(node, tg, "min", lo); err != nil {
+		return err
+	}
+	if err := tr.bound(node, tg, "max", hi); err != nil {
+		return err
+	}
+	if e, ok := tg["enum"]; ok {
+		values, err := tr.enum(e)
+		if err != nil {
+			return err
+		}
+		node["enum"] = values
+	}
+	if tg.has("id") {
+		node["pattern"] = IDPattern
+	}
+	if p, ok := tg["pattern"]; ok {
+		pat, found := tr.v.Patterns[p]
+		if !found {
+			return fmt.Errorf("unknown pattern %q", p)
+		}
+		node["pattern"] = pat
+	}
+	if d, ok := tg["default"]; ok {
+		var val any
+		if name, ok := strings.CutPrefix(d, "@"); ok {
+			n, found := tr.v.Bounds[name]
+			if !found {
+				return fmt.Errorf("unknown bound %q", name)
+			}
+			val = n
+		} else if err := json.Unmarshal([]byte(d), &val); err != nil {
+			val = d
+		}
+		node["default"] = val
+	}
+	return nil
+}
+
+func (tr *tagger) enum(e string) ([]any, error) {
+	var values []string
+	if name, ok := strings.CutPrefix(e, "@"); ok {
+		v, found := tr.v.Enums[name]
+		if !found {
+			return nil, fmt.Errorf("unknown enum %q", name)
+		}
+		values = v
+	} else {
+		values = strings.Split(e, "|")
+	}
+	out := make([]any, len(values))
+	for i, s := range values {
+		out[i] = s
+	}
+	return out, nil
+}
+
+// bound copies tag item k, an integer or a named bound, to keyword kw.
+func (tr *tagger) bound(node S, tg tag, k, kw string) error {
+	s, ok := tg[k]
+	if !ok {
+		return nil
+	}
+	if name, ok := strings.CutPrefix(s, "@"); ok {
+		n, found := tr.v.Bounds[name]
+		if !found {
+			return fmt.Errorf("unknown bound %q", name)
+		}
+		node[kw] = n
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%s=%q: not an integer", k, s)
+	}
+	node[kw] = n
+	return nil
+}
+
+// setNullable leaves null among a node's types only when asked: the
+// reflector makes every pointer and slice nullable, but a pointer here
+// means an optional argument and a slice is always encoded as an array.
+func setNullable(node S, nullable bool) {
+	types := slices.DeleteFunc(asList(node["type"]), func(s string) bool { return s == "null" })
+	switch {
+	case len(types) == 0:
+	case nullable:
+		node["type"] = append(types, "null")
+	case len(types) == 1:
+		node["type"] = types[0]
+	default:
+		node["type"] = types
+	}
+}
+
+func asList(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []any:
+		out := make([]string, 0, len(t))
+		for _, x := range t {
+			out = append(out, fmt.Sprint(x))
+		}
+		return out
+	}
+	return nil
+}
