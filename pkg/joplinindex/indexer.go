@@ -52,10 +52,10 @@ type Config struct {
 
 // Status is what joplin_status reports of the index.
 type Status struct {
-	State State `json:"state"`
-	Notes int   `json:"notes"`
+	State State `json:"state" schema:"enum=idle|building|ready|paused|failed"`
+	Notes int   `json:"notes" schema:"min=0,max=2147483648"`
 	// Error is the last indexing problem, while not Ready.
-	Error string `json:"error,omitempty"`
+	Error string `json:"error,omitempty" schema:"max=2000"`
 }
 
 // Indexer owns the index and its background loop.

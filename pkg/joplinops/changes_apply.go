@@ -27,9 +27,9 @@ func ReceiptDir(dir, endpoint string) string {
 }
 
 type applyOut struct {
-	Status    string `json:"status"`
-	ReceiptID string `json:"receipt_id"`
-	Written   int    `json:"written"`
+	Status    string `json:"status" schema:"enum=applied|replayed|completed|noop"`
+	ReceiptID string `json:"receipt_id" schema:"max=64"`
+	Written   int    `json:"written" schema:"min=0,max=@max_plan_notes"`
 }
 
 func (o *Ops) receiptStore() (*notereceipt.Store, error) {
@@ -44,7 +44,7 @@ func (o *Ops) receiptStore() (*notereceipt.Store, error) {
 // otherwise the plan is rebuilt from the current notes and must match the
 // digest, its receipt is made durable, and each changed note is written
 // once, compare-and-swap on its updated_time.
-func (o *Ops) doApply(ctx context.Context, in changesIn) (applyOut, error) {
+func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) {
 	if err := validateChanges(in.Changes); err != nil {
 		return applyOut{}, err
 	}
@@ -267,10 +267,10 @@ func (o *Ops) partial(rec *notereceipt.Receipt, id string, err error) error {
 }
 
 type undoOut struct {
-	Status    string   `json:"status"`
-	ReceiptID string   `json:"receipt_id"`
-	Restored  int      `json:"restored"`
-	Skipped   []string `json:"skipped"`
+	Status    string   `json:"status" schema:"enum=undone|replayed"`
+	ReceiptID string   `json:"receipt_id" schema:"max=64"`
+	Restored  int      `json:"restored" schema:"min=0,max=@max_plan_notes"`
+	Skipped   []string `json:"skipped" schema:"max=@max_plan_notes,itemmax=32"`
 }
 
 // doUndo restores the pre-images of a receipt's notes that are still as the

@@ -272,17 +272,17 @@ func requestDigest(cs []change) string {
 }
 
 type previewNote struct {
-	ID          string `json:"id"`
-	UpdatedTime int64  `json:"updated_time"`
-	Diff        string `json:"diff"`
-	Cut         int    `json:"cut"`
+	ID          string `json:"id" schema:"max=32"`
+	UpdatedTime int64  `json:"updated_time" schema:"min=0,max=9007199254740992"`
+	Diff        string `json:"diff" schema:"max=@max_plan_diff"`
+	Cut         int    `json:"cut" schema:"min=0,max=2147483648"`
 }
 
 type previewOut struct {
-	Status     string        `json:"status"`
-	PlanDigest string        `json:"plan_digest,omitempty"`
-	Notes      []previewNote `json:"notes"`
-	Problems   []string      `json:"problems"`
+	Status     string        `json:"status" schema:"enum=applicable|noop|rejected"`
+	PlanDigest string        `json:"plan_digest,omitempty" schema:"max=64"`
+	Notes      []previewNote `json:"notes" schema:"max=@max_plan_notes"`
+	Problems   []string      `json:"problems" schema:"max=@max_problems,itemmax=1000"`
 }
 
 // preview renders p: per changed note its base updated_time and a diff of

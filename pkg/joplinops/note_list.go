@@ -10,24 +10,23 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type listNotesIn struct {
-	NotebookID     string `json:"notebook_id"`
-	TagID          string `json:"tag_id"`
-	ResourceID     string `json:"resource_id"`
-	IncludeTrashed bool   `json:"include_trashed"`
-	IncludeBody    bool   `json:"include_body"`
-	OrderBy        string `json:"order_by"`
-	OrderDir       string `json:"order_dir"`
-	Limit          int    `json:"limit"`
-	Page           int    `json:"page"`
+	NotebookID     string `json:"notebook_id,omitempty" jsonschema:"Direct children only." schema:"id"`
+	TagID          string `json:"tag_id,omitempty" schema:"id"`
+	ResourceID     string `json:"resource_id,omitempty" schema:"id"`
+	IncludeTrashed bool   `json:"include_trashed,omitempty"`
+	IncludeBody    bool   `json:"include_body,omitempty"`
+	OrderBy        string `json:"order_by,omitempty" schema:"enum=updated_time|created_time|title,default=updated_time"`
+	OrderDir       string `json:"order_dir,omitempty" schema:"enum=asc|desc,default=desc"`
+	Limit          int    `json:"limit,omitempty" schema:"min=1,max=100,default=50"`
+	Page           int    `json:"page,omitempty" schema:"min=1,max=@max_page"`
 }
 
 type listNotesOut struct {
-	Notes   []Note `json:"notes"`
-	Page    int    `json:"page"`
+	Notes   []Note `json:"notes" schema:"max=100"`
+	Page    int    `json:"page" schema:"min=1,max=@max_page"`
 	HasMore bool   `json:"has_more"`
 }
 
@@ -35,24 +34,8 @@ type listNotesOut struct {
 const MaxPage = 100_000
 
 func (o *Ops) listNotes() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"notebook_id":     schema.ID("Direct children only."),
-		"tag_id":          schema.ID(""),
-		"resource_id":     schema.ID(""),
-		"include_trashed": schema.Bool(""),
-		"include_body":    schema.Bool(""),
-		"order_by":        schema.Default(schema.Enum("", "updated_time", "created_time", "title"), "updated_time"),
-		"order_dir":       schema.Default(schema.Enum("", "asc", "desc"), "desc"),
-		"limit":           schema.Default(schema.Integer("", 1, 100), 50),
-		"page":            schema.Integer("", 1, MaxPage),
-	})
-	out := schema.Object("", map[string]any{
-		"notes":    schema.Array("Notes on this page.", noteSchema(), 100),
-		"page":     schema.Integer("This page.", 1, MaxPage),
-		"has_more": schema.Bool("Whether a later page may hold more notes."),
-	}, "notes", "page", "has_more")
 	desc := "List notes, optionally in one notebook, with one tag or linking to one resource (one filter at most). Paged; bodies only when asked."
-	return op("list_notes", "List notes", desc, registry.EffectRead, in, out, registry.Func(o.doListNotes))
+	return registry.Define(o.meta("list_notes", "List notes", desc, registry.EffectRead), o.doListNotes)
 }
 
 func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, error) {

@@ -6,14 +6,13 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // NoteRef names a note in a relation.
 type NoteRef struct {
-	ID         string `json:"id"`
-	Title      string `json:"title"`
-	NotebookID string `json:"notebook_id"`
+	ID         string `json:"id" schema:"id"`
+	Title      string `json:"title" schema:"max=10000"`
+	NotebookID string `json:"notebook_id" schema:"max=32"`
 	Trashed    bool   `json:"trashed"`
 }
 
@@ -23,55 +22,29 @@ func (n apiNote) ref() NoteRef {
 
 // TagRef names a tag in a relation.
 type TagRef struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"max=10000"`
 }
 
 // ResourceRef names a resource in a relation.
 type ResourceRef struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Mime  string `json:"mime"`
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"max=10000"`
+	Mime  string `json:"mime" schema:"max=255"`
 }
 
 // Relations are the edges get_note can include.
 type Relations struct {
-	Tags      []TagRef      `json:"tags,omitempty"`
-	Resources []ResourceRef `json:"resources,omitempty"`
-	Links     []NoteRef     `json:"links,omitempty"`
-	Backlinks []NoteRef     `json:"backlinks,omitempty"`
+	Tags      []TagRef      `json:"tags,omitempty" schema:"max=@max_relations"`
+	Resources []ResourceRef `json:"resources,omitempty" schema:"max=@max_relations"`
+	Links     []NoteRef     `json:"links,omitempty" schema:"max=@max_relations"`
+	Backlinks []NoteRef     `json:"backlinks,omitempty" schema:"max=@max_relations"`
 	// Truncated is set when a relation list hit MaxRelations.
 	Truncated bool `json:"relations_truncated,omitempty"`
 }
 
 // MaxRelations bounds each relation list of one note.
 const MaxRelations = 1000
-
-// noteRefSchema is the shape of a NoteRef.
-func noteRefSchema() schema.S {
-	return schema.Object("", map[string]any{
-		"id":          schema.ID(""),
-		"title":       schema.String("", 0, 10_000),
-		"notebook_id": schema.String("", 0, 32),
-		"trashed":     schema.Bool(""),
-	}, "id", "title", "notebook_id", "trashed")
-}
-
-// addRelations adds the optional relation properties of get_note to the
-// note shape out; links and backlinks share one note_ref definition.
-func addRelations(out schema.S) {
-	props := out["properties"].(map[string]any)
-	props["tags"] = schema.Array("", schema.Object("", map[string]any{
-		"id": schema.ID(""), "title": schema.String("", 0, 10_000),
-	}, "id", "title"), MaxRelations)
-	props["resources"] = schema.Array("", schema.Object("", map[string]any{
-		"id": schema.ID(""), "title": schema.String("", 0, 10_000), "mime": schema.String("", 0, 255),
-	}, "id", "title", "mime"), MaxRelations)
-	props["links"] = schema.Array("", schema.Ref("note_ref"), MaxRelations)
-	props["backlinks"] = schema.Array("", schema.Ref("note_ref"), MaxRelations)
-	props["relations_truncated"] = schema.Bool("")
-	out["$defs"] = map[string]any{"note_ref": noteRefSchema()}
-}
 
 // relations loads the requested edges of note n.
 func (o *Ops) relations(ctx context.Context, n apiNote, include []string) (Relations, error) {

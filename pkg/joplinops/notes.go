@@ -2,24 +2,24 @@ package joplinops
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // Note is a Joplin note as the operations return it.
 type Note struct {
-	ID            string  `json:"id"`
-	ParentID      string  `json:"notebook_id"`
-	Title         string  `json:"title"`
-	Body          *string `json:"body,omitempty"`
+	ID            string  `json:"id" schema:"id"`
+	ParentID      string  `json:"notebook_id" schema:"id"`
+	Title         string  `json:"title" schema:"max=10000"`
+	Body          *string `json:"body,omitempty" schema:"max=100000000"`
 	IsTodo        bool    `json:"is_todo"`
-	TodoDue       int64   `json:"todo_due"`
-	TodoCompleted int64   `json:"todo_completed"`
-	CreatedTime   int64   `json:"created_time"`
-	UpdatedTime   int64   `json:"updated_time"`
+	TodoDue       int64   `json:"todo_due" schema:"min=0,max=9007199254740992"`
+	TodoCompleted int64   `json:"todo_completed" schema:"min=0,max=9007199254740992"`
+	CreatedTime   int64   `json:"created_time" schema:"min=0,max=9007199254740992"`
+	UpdatedTime   int64   `json:"updated_time" schema:"min=0,max=9007199254740992"`
 	Trashed       bool    `json:"trashed"`
 }
 
@@ -55,25 +55,10 @@ func (n apiNote) toNote(withBody bool) Note {
 // MaxBodyChars bounds a note body accepted from a caller.
 const MaxBodyChars = 1_000_000
 
-func noteSchema() schema.S {
-	return schema.Object("A Joplin note.", map[string]any{
-		"id":             schema.ID(""),
-		"notebook_id":    schema.ID("Id of the notebook holding the note."),
-		"title":          schema.String("", 0, 10_000),
-		"body":           schema.String("Markdown body; present when requested.", 0, 100_000_000),
-		"is_todo":        schema.Bool("Whether the note is a to-do."),
-		"todo_due":       timeSchema,
-		"todo_completed": timeSchema,
-		"created_time":   timeSchema,
-		"updated_time":   timeSchema,
-		"trashed":        schema.Bool("Whether the note is in the trash."),
-	}, "id", "notebook_id", "title", "is_todo", "todo_due", "todo_completed", "created_time", "updated_time", "trashed")
-}
-
 type getNoteIn struct {
-	ID          string   `json:"id"`
-	IncludeBody *bool    `json:"include_body"`
-	Include     []string `json:"include"`
+	ID          string   `json:"id" schema:"id"`
+	IncludeBody *bool    `json:"include_body,omitempty" schema:"default=true"`
+	Include     []string `json:"include,omitempty" jsonschema:"links: notes the body links to; backlinks: notes linking here (scans all notes)." schema:"max=4,enum=tags|resources|links|backlinks"`
 }
 
 type noteWithRelations struct {
@@ -82,47 +67,30 @@ type noteWithRelations struct {
 }
 
 func (o *Ops) getNote() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"id":           schema.ID(""),
-		"include_body": schema.Default(schema.Bool(""), true),
-		"include": schema.Array("links: notes the body links to; backlinks: notes linking here (scans all notes).",
-			schema.Enum("", "tags", "resources", "links", "backlinks"), 4),
-	}, "id")
-	out := noteSchema()
-	addRelations(out)
-	return op("get_note", "Get note", "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks.",
-		registry.EffectRead, in, out, registry.Func(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
-			n, err := o.loadNote(ctx, in.ID, noteFields)
-			if err != nil {
-				return noteWithRelations{}, err
-			}
-			rel, err := o.relations(ctx, n, in.Include)
-			if err != nil {
-				return noteWithRelations{}, err
-			}
-			return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel}, nil
-		}))
+	return registry.Define(withDef(o.meta("get_note", "Get note", "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks.", registry.EffectRead), reflect.TypeFor[NoteRef](), "note_ref"), func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
+		n, err := o.loadNote(ctx, in.ID, noteFields)
+		if err != nil {
+			return noteWithRelations{}, err
+		}
+		rel, err := o.relations(ctx, n, in.Include)
+		if err != nil {
+			return noteWithRelations{}, err
+		}
+		return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel}, nil
+	})
 }
 
 type createNoteIn struct {
-	NotebookID string `json:"notebook_id"`
-	Title      string `json:"title"`
-	Body       string `json:"body"`
-	IsTodo     bool   `json:"is_todo"`
-	TodoDue    int64  `json:"todo_due"`
+	NotebookID string `json:"notebook_id" schema:"id"`
+	Title      string `json:"title" schema:"min=1,max=500"`
+	Body       string `json:"body,omitempty" schema:"max=@max_body"`
+	IsTodo     bool   `json:"is_todo,omitempty"`
+	TodoDue    int64  `json:"todo_due,omitempty" jsonschema:"Unix ms; 0 = none." schema:"min=0,max=9007199254740992"`
 }
 
 func (o *Ops) createNote() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"notebook_id": schema.ID(""),
-		"title":       titleSchema,
-		"body":        schema.String("", 0, MaxBodyChars),
-		"is_todo":     schema.Bool(""),
-		"todo_due":    timeSchema,
-	}, "notebook_id", "title")
 	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS."
-	return op("create_note", "Create note", desc, registry.EffectCreate, in, noteSchema(),
-		registry.Func(o.doCreateNote))
+	return registry.Define(o.meta("create_note", "Create note", desc, registry.EffectCreate), o.doCreateNote)
 }
 
 func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {

@@ -7,44 +7,32 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type statusOut struct {
 	Reachable     bool   `json:"reachable"`
 	Authenticated bool   `json:"authenticated"`
-	Code          string `json:"code,omitempty"`
-	Message       string `json:"message"`
+	Code          string `json:"code,omitempty" schema:"max=64"`
+	Message       string `json:"message" schema:"max=500"`
 	// Index is the search index's state, when notebridge keeps one.
 	Index *joplinindex.Status `json:"index,omitempty"`
 }
 
+type statusIn struct{}
+
 func (o *Ops) joplinStatus() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"reachable":     schema.Bool("Whether the Joplin Data API answered."),
-		"authenticated": schema.Bool("Whether Joplin accepted the token."),
-		"code":          schema.String("Error code when not usable.", 0, 64),
-		"message":       schema.String("Summary.", 0, 500),
-		"index": schema.Object("Search index.", map[string]any{
-			"state": schema.Enum("", "idle", "building", "ready", "paused", "failed"),
-			"notes": schema.Integer("Notes indexed (so far, while building).", 0, 1<<31),
-			"error": schema.String("Last indexing problem.", 0, 2000),
-		}, "state", "notes"),
-	}, "reachable", "authenticated", "message")
-	return op("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token.",
-		registry.EffectRead, schema.Object("", map[string]any{}), out,
-		registry.Func(func(ctx context.Context, _ struct{}) (statusOut, error) {
-			out, err := o.status(ctx)
-			if o.index != nil && err == nil {
-				o.index.Start()
-				st := o.index.Status()
-				if len(st.Error) > 2000 {
-					st.Error = st.Error[:2000]
-				}
-				out.Index = &st
+	return registry.Define(o.meta("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token.", registry.EffectRead), func(ctx context.Context, _ statusIn) (statusOut, error) {
+		out, err := o.status(ctx)
+		if o.index != nil && err == nil {
+			o.index.Start()
+			st := o.index.Status()
+			if len(st.Error) > 2000 {
+				st.Error = st.Error[:2000]
 			}
-			return out, err
-		}))
+			out.Index = &st
+		}
+		return out, err
+	})
 }
 
 func (o *Ops) status(ctx context.Context) (statusOut, error) {

@@ -19,6 +19,11 @@ type Vocabulary struct {
 	Enums    map[string][]string
 	Patterns map[string]string
 	Bounds   map[string]int64
+	// Texts holds descriptions that depend on configuration (desc=@NAME).
+	Texts map[string]string
+	// Strings are types that encode as a JSON string by themselves (a
+	// custom UnmarshalJSON).
+	Strings []reflect.Type
 	// Defs maps a type to the $defs entry that stands for it: every use
 	// becomes a $ref, and the type's schema is rendered once under $defs
 	// (a recursive type needs this).
@@ -38,6 +43,8 @@ type Vocabulary struct {
 //	id              a Joplin object id (of the items, for an array)
 //	pattern=NAME    a named pattern (of the items, for an array)
 //	default=V       the default annotation (JSON, a bare string, or @NAME)
+//	desc=@NAME      a description from the vocabulary's Texts
+//	base64          contentEncoding base64
 //	nullable        accept null; pointers and slices do not otherwise
 //	optional        not required although not omitempty
 //
@@ -49,6 +56,9 @@ func For[T any](v Vocabulary) (S, error) {
 // ForType is For for a reflect.Type.
 func ForType(t reflect.Type, v Vocabulary) (S, error) {
 	opts := &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{}}
+	for _, st := range v.Strings {
+		opts.TypeSchemas[st] = &jsonschema.Schema{Type: "string"}
+	}
 	for dt, name := range v.Defs {
 		opts.TypeSchemas[dt] = &jsonschema.Schema{Ref: "#/$defs/" + name}
 	}
@@ -56,21 +66,58 @@ func ForType(t reflect.Type, v Vocabulary) (S, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(v.Defs) == 0 {
-		return root, nil
-	}
 	defs := map[string]any{}
-	for dt, name := range v.Defs {
-		// A struct type built from dt's fields is not dt, so its fields
-		// still refer to dt while the type itself is rendered in full.
-		d, err := derive(reflect.StructOf(fields(dt)), opts, v)
+	for pending := refsIn(root); len(pending) > 0; {
+		name := pending[0]
+		pending = pending[1:]
+		if _, done := defs[name]; done {
+			continue
+		}
+		// A struct type built from the type's fields is not the type, so
+		// its fields still refer to it while it is rendered in full.
+		d, err := derive(reflect.StructOf(fields(defType(v, name))), opts, v)
 		if err != nil {
 			return nil, fmt.Errorf("$defs %s: %w", name, err)
 		}
 		defs[name] = d
+		pending = append(pending, refsIn(d)...)
 	}
-	root["$defs"] = defs
+	if len(defs) > 0 {
+		root["$defs"] = defs
+	}
 	return root, nil
+}
+
+func defType(v Vocabulary, name string) reflect.Type {
+	for t, n := range v.Defs {
+		if n == name {
+			return t
+		}
+	}
+	panic("schema: $ref to an unnamed definition " + name) // refs come only from v.Defs
+}
+
+// refsIn lists the $defs names s refers to.
+func refsIn(s S) []string {
+	var out []string
+	var visit func(any)
+	visit = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			if ref, ok := t["$ref"].(string); ok {
+				out = append(out, strings.TrimPrefix(ref, "#/$defs/"))
+			}
+			for _, sub := range t {
+				visit(sub)
+			}
+		case []any:
+			for _, sub := range t {
+				visit(sub)
+			}
+		}
+	}
+	visit(s)
+	return out
 }
 
 func fields(t reflect.Type) []reflect.StructField {
@@ -126,6 +173,9 @@ func (tr *tagger) walk(node S, t reflect.Type, tg tag) error {
 		t = t.Elem()
 	}
 	setNullable(node, tg.has("nullable"))
+	if slices.Contains(tr.v.Strings, t) {
+		return tr.scalar(node, tg)
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		return tr.object(node, t)
@@ -227,6 +277,16 @@ func (tr *tagger) scalar(node S, tg tag) error {
 	}
 	if tg.has("id") {
 		node["pattern"] = IDPattern
+	}
+	if tg.has("base64") {
+		node["contentEncoding"] = "base64"
+	}
+	if d, ok := tg["desc"]; ok {
+		text, found := tr.v.Texts[strings.TrimPrefix(d, "@")]
+		if !found {
+			return fmt.Errorf("unknown text %q", d)
+		}
+		node["description"] = text
 	}
 	if p, ok := tg["pattern"]; ok {
 		pat, found := tr.v.Patterns[p]
