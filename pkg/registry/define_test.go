@@ -44,14 +44,13 @@ func TestNewRefusesUnderivableAndOutOfSubset(t *testing.T) {
 	type unbounded struct {
 		Text string `json:"text"`
 	}
-	ops := []Operation{
-		Define(meta("bad_tag"), func(context.Context, badTag) (defineOut, error) { return defineOut{}, nil }),
-		Define(meta("unbounded"), func(context.Context, unbounded) (defineOut, error) { return defineOut{}, nil }),
-	}
-	for _, op := range ops {
+	for why, op := range map[string]Operation{
+		`unknown bound "missing"`: Define(meta("bad_tag"), func(context.Context, badTag) (defineOut, error) { return defineOut{}, nil }),
+		"maxLength":               Define(meta("unbounded"), func(context.Context, unbounded) (defineOut, error) { return defineOut{}, nil }),
+	} {
 		_, err := New(op)
-		if err == nil || !strings.Contains(err.Error(), op.Name) {
-			t.Errorf("%s: New err = %v", op.Name, err)
+		if err == nil || !strings.Contains(err.Error(), op.Name) || !strings.Contains(err.Error(), why) {
+			t.Errorf("%s: New err = %v, want one naming it and saying %s", op.Name, err, why)
 		}
 	}
 }
