@@ -44,7 +44,12 @@ type Config struct {
 	Reconcile time.Duration
 	// MaxNotes bounds a build (default 100,000).
 	MaxNotes int
-	Log      *slog.Logger
+	// SyncGeneration, when set, returns a number that changes after every
+	// sync the Joplin container completes (ok false: not known). A change
+	// makes the next poll re-read the tag links, which /events does not
+	// report, so notes tagged by a sync are found by tag within a poll.
+	SyncGeneration func() (gen int64, ok bool)
+	Log            *slog.Logger
 	// Applied, when set, is called after each batch of changes is applied
 	// (build done, events applied, reconciliation done): tests wait on it.
 	Applied func(what string)
@@ -187,8 +192,9 @@ func (x *Indexer) run(ctx context.Context) {
 	}
 	var lastReconcile time.Time
 	buildFailures := 0
+	syncs := &syncWatch{gen: x.cfg.SyncGeneration}
 	for {
-		err := x.step(ctx, ix, &lastReconcile)
+		err := x.step(ctx, ix, &lastReconcile, syncs)
 		if err != nil && searchindex.IsCorrupt(err) {
 			if ix = x.reopen(ctx, ix); ix == nil {
 				return
@@ -225,21 +231,34 @@ func (e *buildError) Error() string { return "build: " + e.err.Error() }
 func (e *buildError) Unwrap() error { return e.err }
 
 // step builds the index when it has no cursor; otherwise it applies the
-// changes /events reports and, when due, a reconciliation pass.
-func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile *time.Time) error {
+// changes /events reports, the tag links after a completed sync and, when
+// due, a reconciliation pass.
+func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile *time.Time, syncs *syncWatch) error {
 	cursor, err := ix.Meta(ctx, "cursor")
 	if err != nil {
 		return err
 	}
+	// Read before the events, so that they cover every note the sync
+	// applied by the time its tag links are read.
+	synced := syncs.changed()
 	if cursor == "" {
 		if err := x.build(ctx, ix); err != nil {
+			syncs.retry()
 			return &buildError{err}
 		}
 		*lastReconcile = time.Now()
 		return nil
 	}
 	if err := x.pollEvents(ctx, ix, cursor); err != nil {
+		syncs.retry()
 		return fmt.Errorf("apply changes: %w", err)
+	}
+	if synced {
+		if err := x.refreshFoldersTags(ctx, ix, true); err != nil {
+			syncs.retry()
+			return fmt.Errorf("tag links after a sync: %w", err)
+		}
+		x.signal("synced")
 	}
 	if time.Since(*lastReconcile) >= x.cfg.Reconcile {
 		if err := x.reconcile(ctx, ix); err != nil {
@@ -253,6 +272,31 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 	}
 	return nil
 }
+
+// syncWatch notices a completed sync between two polls.
+type syncWatch struct {
+	gen  func() (int64, bool)
+	last int64
+	seen bool
+}
+
+// changed reports whether the sync generation moved since the last call
+// (the first value seen counts as a change: a sync may have completed
+// while the bridge was down).
+func (w *syncWatch) changed() bool {
+	if w.gen == nil {
+		return false
+	}
+	g, ok := w.gen()
+	if !ok || (w.seen && g == w.last) {
+		return false
+	}
+	w.last, w.seen = g, true
+	return true
+}
+
+// retry makes the next poll act on the generation again.
+func (w *syncWatch) retry() { w.seen = false }
 
 // open opens the index file, moving a corrupt or outdated one aside.
 func (x *Indexer) open(ctx context.Context) *searchindex.Index {
