@@ -12,6 +12,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/okfops"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -32,6 +33,9 @@ type Config struct {
 	// JoplinSearchIndex, when set, answers note searches and is kept fresh
 	// by the Joplin writes.
 	JoplinSearchIndex *joplinindex.Indexer
+	// JoplinSync, when set, reads the sync state the Joplin container
+	// shares, for joplin_status and the conflict copies.
+	JoplinSync *syncstate.Reader
 	OKF               okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
@@ -73,6 +77,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 		if cfg.JoplinLockDir != "" {
 			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir),
 				joplinops.WithReceiptDir(cfg.JoplinLockDir, notereceipt.DefaultLimits))
+		}
+		if cfg.JoplinSync != nil {
+			opts = append(opts, joplinops.WithSyncState(cfg.JoplinSync))
 		}
 		if cfg.JoplinSearchIndex != nil {
 			opts = append(opts, joplinops.WithSearchIndex(cfg.JoplinSearchIndex))

@@ -25,15 +25,17 @@ type Requester struct {
 	after func(time.Duration) <-chan time.Time
 
 	pending chan struct{}
+	ctx     context.Context
 	stop    context.CancelFunc
 	done    chan struct{}
-	once    sync.Once
+	started sync.Once
 	failing bool
 	// written, when set, is called after each attempt (tests wait on it).
 	written func(error)
 }
 
-// NewRequester starts a Requester writing into dir. Close stops it.
+// NewRequester returns a Requester writing into dir; its writer starts
+// with the first request. Close stops it.
 func NewRequester(dir string, log *slog.Logger) *Requester {
 	return newRequester(dir, log, time.Now, time.After, nil)
 }
@@ -43,12 +45,10 @@ func newRequester(dir string, log *slog.Logger, now func() time.Time, after func
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &Requester{
+	return &Requester{
 		path: filepath.Join(dir, RequestFile), log: log, now: now, after: after,
-		pending: make(chan struct{}, 1), stop: cancel, done: make(chan struct{}), written: written,
+		pending: make(chan struct{}, 1), ctx: ctx, stop: cancel, done: make(chan struct{}), written: written,
 	}
-	go r.run(ctx)
-	return r
 }
 
 // Request asks for a sync soon. It returns at once.
@@ -56,6 +56,7 @@ func (r *Requester) Request() {
 	if r == nil {
 		return
 	}
+	r.started.Do(func() { go r.run(r.ctx) })
 	select {
 	case r.pending <- struct{}{}:
 	default: // one is already pending: it covers this write too
@@ -68,10 +69,9 @@ func (r *Requester) Close() {
 	if r == nil {
 		return
 	}
-	r.once.Do(func() {
-		r.stop()
-		<-r.done
-	})
+	r.stop()
+	r.started.Do(func() { close(r.done) }) // never started: nothing to wait for
+	<-r.done
 }
 
 func (r *Requester) run(ctx context.Context) {

@@ -22,6 +22,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/journal"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okfops"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -32,13 +33,17 @@ type app struct {
 	log    *slog.Logger
 	// index is the search index; it opens on first use (see joplinindex).
 	index *joplinindex.Indexer
+	// syncRequests asks the Joplin container for a sync after each write
+	// (nil without --sync-state-dir).
+	syncRequests *syncstate.Requester
 }
 
-// close stops the search index's background work.
+// close stops the search index's and the sync requests' background work.
 func (a *app) close() {
 	if err := a.index.Close(); err != nil {
 		a.log.Warn("closing the search index", "err", err)
 	}
+	a.syncRequests.Close()
 }
 
 // setup parses a command's flags (the shared ones, the listener flags when
@@ -69,10 +74,17 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	jc, err := joplin.New(joplin.Config{
+	syncState := syncstate.NewReader(c.SyncStateDir)
+	var requests *syncstate.Requester
+	jcfg := joplin.Config{
 		BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
 		RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
-	})
+	}
+	if c.SyncStateDir != "" && !c.ReadOnly {
+		requests = syncstate.NewRequester(c.SyncStateDir, log)
+		jcfg.OnWrite = requests.Request
+	}
+	jc, err := joplin.New(jcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +97,11 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err := bundle.CheckRoots(okfRoots); err != nil {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
-	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log})
+	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
+		SyncGeneration: syncState.Generation})
 	reg, err := catalog.Build(catalog.Config{
-		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, Enabled: toolsets, ReadOnly: c.ReadOnly,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
+		Enabled: toolsets, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
@@ -104,7 +118,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{joplin: jc, exec: ex, log: log, index: index}, nil
+	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests}, nil
 }
 
 // uncertainEntry keeps only object ids from the error details: no titles,
