@@ -12,8 +12,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/okfops"
-	"github.com/notebridge/notebridge/pkg/syncstate"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // Toolsets lists the known toolsets, in catalog order.
@@ -36,7 +36,7 @@ type Config struct {
 	// JoplinSync, when set, reads the sync state the Joplin container
 	// shares, for joplin_status and the conflict copies.
 	JoplinSync *syncstate.Reader
-	OKF               okfops.Config
+	OKF        okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
 	// ReadOnly selects the read-only profile: only operations whose effect
