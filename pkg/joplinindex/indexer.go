@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -74,6 +75,9 @@ type Indexer struct {
 	opened     chan struct{}
 	openedOnce sync.Once
 
+	// rebuild asks the loop to build the index again from scratch.
+	rebuild atomic.Bool
+
 	mu sync.Mutex
 	ix *searchindex.Index
 	// servable: the index holds a complete build (it may lag during an
@@ -129,6 +133,16 @@ func (x *Indexer) Close() error {
 		return err
 	}
 	return nil
+}
+
+// Rebuild makes the loop build the index again from scratch: the Joplin
+// it mirrors was replaced by another (pkg/joplinid). Until the build is
+// done, search falls back to Joplin's own.
+func (x *Indexer) Rebuild() {
+	x.rebuild.Store(true)
+	x.mu.Lock()
+	x.servable = false
+	x.mu.Unlock()
 }
 
 // Status reports the index state and size.
@@ -241,6 +255,9 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 	// Read before the events, so that they cover every note the sync
 	// applied by the time its tag links are read.
 	synced := syncs.changed()
+	if x.rebuild.Swap(false) {
+		cursor = ""
+	}
 	if cursor == "" {
 		if err := x.build(ctx, ix); err != nil {
 			syncs.retry()

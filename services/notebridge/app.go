@@ -17,6 +17,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinid"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/journal"
@@ -99,6 +100,11 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	}
 	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
 		SyncGeneration: syncState.Generation})
+	// The bridge serves the Joplin it first met, until the operator
+	// accepts another (`notebridge joplin forget`).
+	guard := joplinid.New(jc, c.StateDir, log)
+	guard.OnAccept = index.Rebuild
+	jc.SetGuard(guard)
 	reg, err := catalog.Build(catalog.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
 		Enabled: toolsets, ReadOnly: c.ReadOnly,

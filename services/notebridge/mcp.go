@@ -94,6 +94,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		OAuth:          oc,
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
+		Health:         newJoplinHealth(a.joplin).Check,
 
 		SessionIdleTTL:           c.MCPSessionTTL,
 		MaxSessionsPerCredential: c.MCPMaxSessionsPerCredential,
