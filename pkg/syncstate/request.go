@@ -63,8 +63,9 @@ func (r *Requester) Request() {
 	}
 }
 
-// Close stops the writer; a pending request is dropped (the supervisor's
-// own interval syncs it).
+// Close stops the writer. A request still pending (a write within the
+// last interval) is written first: the write it follows is not left
+// waiting for the supervisor's interval.
 func (r *Requester) Close() {
 	if r == nil {
 		return
@@ -79,15 +80,26 @@ func (r *Requester) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			r.flush()
 			return
 		case <-r.pending:
 		}
 		r.write()
 		select {
 		case <-ctx.Done():
+			r.flush()
 			return
 		case <-r.after(MinRequestInterval):
 		}
+	}
+}
+
+// flush writes a request still pending.
+func (r *Requester) flush() {
+	select {
+	case <-r.pending:
+		r.write()
+	default:
 	}
 }
 

@@ -167,3 +167,21 @@ func TestNilRequesterIsANoOp(t *testing.T) {
 	r.Request()
 	r.Close()
 }
+
+// TestCloseWritesAPendingRequest: a write just before shutdown still asks
+// for a sync.
+func TestCloseWritesAPendingRequest(t *testing.T) {
+	dir := t.TempDir()
+	clock := &fakeClock{ticks: make(chan chan time.Time, 4)}
+	attempts := make(chan error, 8)
+	r := newRequester(dir, nil, time.Now, clock.after, func(err error) { attempts <- err })
+	r.Request()
+	<-attempts
+	<-clock.ticks // within the interval
+	os.Remove(filepath.Join(dir, RequestFile))
+	r.Request()
+	r.Close()
+	if _, err := os.Stat(filepath.Join(dir, RequestFile)); err != nil {
+		t.Errorf("the pending request was dropped at Close: %v", err)
+	}
+}

@@ -127,6 +127,15 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests}, nil
 }
 
+// followSync starts the search index at once when Joplin syncs with other
+// devices (--sync-state-dir): synced notes then reach the index within a
+// poll of the sync, even before the first search asks for it.
+func (a *app) followSync(c *config) {
+	if c.SyncStateDir != "" {
+		a.index.Start()
+	}
+}
+
 // uncertainEntry keeps only object ids from the error details: no titles,
 // bodies or content reach the journal.
 func uncertainEntry(u executor.UncertainWrite) journal.Entry {

@@ -50,6 +50,7 @@ func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, true)
+	a.followSync(c)
 	return serveAll(ctx, l)
 }
 
