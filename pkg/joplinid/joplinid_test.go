@@ -2,7 +2,6 @@ package joplinid
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync/atomic"
@@ -20,7 +19,6 @@ const token = "fake-joplin-token-0123456789"
 // client for it, with the identity in state.
 type env struct {
 	fake  *joplinfake.Server
-	srv   *httptest.Server
 	c     *joplin.Client
 	g     *Guard
 	clock time.Time
@@ -28,16 +26,12 @@ type env struct {
 
 func newEnv(t *testing.T, state string) *env {
 	t.Helper()
-	fake := joplinfake.New(token)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	tf := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tf, []byte(token), 0o600)
-	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 10 * time.Millisecond})
+	fake, url, tf := joplinfake.Serve(t, token)
+	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{fake: fake, srv: srv, c: c, clock: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
+	e := &env{fake: fake, c: c, clock: time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)}
 	e.g = New(c, state, nil)
 	e.g.now = func() time.Time { return e.clock }
 	c.SetGuard(e.g)

@@ -3,7 +3,6 @@ package joplinops_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,12 +30,8 @@ type syncHarness struct {
 
 func newSyncHarness(t *testing.T, withDir bool) *syncHarness {
 	t.Helper()
-	fake := joplinfake.New(token)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	tf := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tf, []byte(token), 0o600)
-	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
+	fake, url, tf := joplinfake.Serve(t, token)
+	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
