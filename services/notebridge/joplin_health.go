@@ -12,6 +12,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinid"
+	"github.com/notebridge/notebridge/pkg/joplinops"
 )
 
 // joplinHealth tells the container health check about a Joplin that
@@ -33,6 +34,17 @@ const healthEvery = 10 * time.Second
 
 func newJoplinHealth(c *joplin.Client) *joplinHealth {
 	return &joplinHealth{c: c, now: time.Now}
+}
+
+// joplinHealth is the health check of a server that serves the Joplin
+// toolset; nil (always healthy) for one that does not (OKF only).
+func (a *app) joplinHealth() func(context.Context) error {
+	for _, op := range a.exec.Registry().Operations() {
+		if op.Toolset == joplinops.Toolset {
+			return newJoplinHealth(a.joplin).Check
+		}
+	}
+	return nil
 }
 
 // Check returns the configuration error Joplin's answer shows, if any.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -63,5 +64,22 @@ func TestJoplinForgetCommand(t *testing.T) {
 	}
 	if _, stderr, code := runCLI(t, "joplin"); code != 2 || !strings.Contains(stderr, "forget") {
 		t.Errorf("joplin without a subcommand: %d %q", code, stderr)
+	}
+}
+
+// TestOKFOnlyServerIgnoresJoplinHealth: a server without the Joplin
+// toolset needs no Joplin token to be healthy.
+func TestOKFOnlyServerIgnoresJoplinHealth(t *testing.T) {
+	for toolsets, want := range map[string]bool{"okf": false, "joplin": true, "": true} {
+		c := &config{JoplinURL: "http://127.0.0.1:1", StateDir: t.TempDir(), Toolsets: toolsets, MaxResource: 1 << 20,
+			MaxRequestBytes: 1 << 20, MaxDepth: 64, MaxActive: 4}
+		a, err := newApp(c, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := a.joplinHealth() != nil; got != want {
+			t.Errorf("toolsets %q: Joplin health check %v, want %v", toolsets, got, want)
+		}
+		a.close()
 	}
 }

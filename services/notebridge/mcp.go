@@ -95,7 +95,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		OAuth:          oc,
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
-		Health:         newJoplinHealth(a.joplin).Check,
+		Health:         a.joplinHealth(),
 
 		SessionIdleTTL:           c.MCPSessionTTL,
 		MaxSessionsPerCredential: c.MCPMaxSessionsPerCredential,
