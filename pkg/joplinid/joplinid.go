@@ -181,10 +181,13 @@ func (g *Guard) verify(ctx context.Context) error {
 }
 
 // refuse records and returns the refusal of a Joplin that is not rec's.
+// The refusal is logged once, when it begins.
 func (g *Guard) refuse(rec Record) error {
+	if !g.refused {
+		g.log.Error("the Joplin at the configured URL is not the one this bridge served; refusing to use it",
+			"url", g.c.BaseURL(), "first_seen_at", rec.Endpoint, "identity_file", g.path, "accept_with", ForgetCommand)
+	}
 	g.refused, g.refusedAt, g.refusal = true, g.now(), changed(g.c.BaseURL(), rec)
-	g.log.Error("the Joplin at the configured URL is not the one this bridge served; refusing to use it",
-		"url", g.c.BaseURL(), "first_seen_at", rec.Endpoint, "identity_file", g.path, "accept_with", ForgetCommand)
 	return g.refusal
 }
 
@@ -221,6 +224,9 @@ func (g *Guard) anchorsNow(ctx context.Context) ([]Anchor, error) {
 
 // save writes anchors as the identity of the Joplin now served.
 func (g *Guard) save(anchors []Anchor, why string) error {
+	if anchors == nil {
+		anchors = []Anchor{}
+	}
 	rec := Record{Schema: 1, RecordedAt: g.now().UTC(), Endpoint: g.c.Endpoint(), Anchors: anchors}
 	if err := save(g.path, rec); err != nil {
 		return fmt.Errorf("joplin identity: %w", err)

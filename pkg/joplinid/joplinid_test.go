@@ -1,9 +1,12 @@
 package joplinid
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -210,5 +213,28 @@ func TestEmptyRecordRefusesAnotherAddressWithNotes(t *testing.T) {
 	}
 	if rec, _ := Load(filepath.Join(state, FileName)); len(rec.Anchors) != 1 {
 		t.Errorf("the bundled Joplin's first notebook was not recorded: %+v", rec)
+	}
+}
+
+// TestRefusalIsLoggedOnce: a refused Joplin is asked again every
+// refuseFor, and the refusal logged once, not at every look.
+func TestRefusalIsLoggedOnce(t *testing.T) {
+	state := t.TempDir()
+	first := newEnv(t, state)
+	if err := first.c.Write(joplin.Unguarded(context.Background()), "POST", "/folders", nil, map[string]any{"title": "A"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	first.c.Get(context.Background(), "/notes", nil, nil)
+	other := newEnv(t, state)
+	var logs bytes.Buffer
+	other.g.log = slog.New(slog.NewTextHandler(&logs, nil))
+	for range 3 {
+		if code(other.c.Get(context.Background(), "/notes", nil, nil)) != domainerr.JoplinChanged {
+			t.Fatal("not refused")
+		}
+		other.clock = other.clock.Add(refuseFor)
+	}
+	if n := strings.Count(logs.String(), "refusing to use it"); n != 1 {
+		t.Errorf("refusal logged %d times, want once:\n%s", n, logs.String())
 	}
 }
