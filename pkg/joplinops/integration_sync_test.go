@@ -8,12 +8,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
+	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
@@ -116,4 +119,100 @@ func TestRealJoplinConflictCopies(t *testing.T) {
 	if st.Conflicts.Count != 1 || st.Conflicts.Copies[0].ID != cp.ID || st.Conflicts.Copies[0].OriginalID != note.ID || st.Sync.State != "idle" {
 		t.Errorf("joplin_status: %+v", st)
 	}
+}
+
+// TestRealJoplinSyncedNotesAreFoundWithinTwoSeconds: what a sync applies
+// to a real Joplin (a new note with a tag, and a tag link on a note that
+// was there) is found by search, tag included, within 2 s of the
+// supervisor reporting the completed sync; the time is logged.
+func TestRealJoplinSyncedNotesAreFoundWithinTwoSeconds(t *testing.T) {
+	j := joplintc.Start(t, mcptest.ModuleRoot(t))
+	jc, err := joplin.New(joplin.Config{BaseURL: j.URL(), TokenFile: j.TokenFile, AvailabilityWait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var nb, old struct{ ID string }
+	must(t, jc.Write(ctx, "POST", "/folders", nil, map[string]any{"title": "Inbox"}, &nb))
+	must(t, jc.Write(ctx, "POST", "/notes", nil, map[string]any{"title": "old note", "body": "lemon", "parent_id": nb.ID}, &old))
+	syncDir := t.TempDir()
+	status := func(n int) {
+		tmp := filepath.Join(syncDir, "tmp")
+		os.WriteFile(tmp, []byte(`{"schema":1,"target":"webdav","state":"idle","completed_syncs":`+strconv.Itoa(n)+`}`), 0o600)
+		must(t, os.Rename(tmp, filepath.Join(syncDir, syncstate.StatusFile)))
+	}
+	status(1)
+	reader := syncstate.NewReader(syncDir)
+	built := make(chan string, 100)
+	x := joplinindex.New(jc, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Reconcile: time.Hour,
+		SyncGeneration: reader.Generation, Applied: func(what string) {
+			select {
+			case built <- what:
+			default:
+			}
+		}})
+	t.Cleanup(func() { x.Close() })
+	reg, err := registry.New(joplinops.Operations(jc, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),
+		joplinops.WithSyncState(reader))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := executor.New(reg, executor.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Start()
+	for what := range built {
+		if what == "built" {
+			break
+		}
+	}
+	search := func(q string) []string {
+		res, derr := ex.Call(ctx, registry.MCPStdio, "search", json.RawMessage(`{"query":`+strconv.Quote(q)+`}`))
+		if derr != nil {
+			t.Fatal(derr)
+		}
+		var out struct {
+			Items []struct{ Title string } `json:"items"`
+			Index string                   `json:"index"`
+		}
+		json.Unmarshal(res, &out)
+		var titles []string
+		for _, it := range out.Items {
+			titles = append(titles, it.Title)
+		}
+		slices.Sort(titles)
+		return titles
+	}
+
+	// What a sync from the phone applies, then reports.
+	var tag struct{ ID string }
+	must(t, jc.Write(ctx, "POST", "/notes", nil, map[string]any{"title": "from the phone", "body": "kiwi", "parent_id": nb.ID, "tags": "groceries"}, nil))
+	var tags struct {
+		Items []struct {
+			ID    string `json:"id"`
+			Title string `json:"title"`
+		} `json:"items"`
+	}
+	must(t, jc.Get(ctx, "/tags", url.Values{"fields": {"id,title"}}, &tags))
+	for _, tg := range tags.Items {
+		if tg.Title == "groceries" {
+			tag.ID = tg.ID
+		}
+	}
+	must(t, jc.Write(ctx, "POST", "/tags/"+tag.ID+"/notes", nil, map[string]any{"id": old.ID}, nil))
+	start := time.Now()
+	status(2)
+	want := []string{"from the phone", "old note"}
+	for {
+		got := search("tag:groceries")
+		if slices.Equal(got, want) && slices.Equal(search("kiwi"), []string{"from the phone"}) {
+			break
+		}
+		if time.Since(start) > 2*time.Second {
+			t.Fatalf("2 s after the sync was reported: tag:groceries = %v, want %v", got, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("synced note and tag links found %v after the sync was reported", time.Since(start).Round(time.Millisecond))
 }
