@@ -91,9 +91,6 @@ func New(c *joplin.Client, stateDir string, log *slog.Logger) *Guard {
 	return &Guard{c: c, path: filepath.Join(stateDir, FileName), log: log, now: time.Now}
 }
 
-// Path is the identity file.
-func (g *Guard) Path() string { return g.path }
-
 // emptyRecheck is how long an empty Joplin is trusted before looking again.
 const emptyRecheck = time.Minute
 
@@ -135,7 +132,17 @@ func (g *Guard) verify(ctx context.Context) error {
 	}
 	rec, err := Load(g.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return g.record(ctx, "first contact")
+		if err := g.record(ctx, "first contact"); err != nil {
+			return err
+		}
+		if g.refused { // the operator forgot the refused identity
+			g.refused = false
+			g.log.Warn("serving the Joplin the operator accepted", "url", g.c.BaseURL())
+			if g.OnAccept != nil {
+				g.OnAccept()
+			}
+		}
+		return nil
 	}
 	if err != nil {
 		return err
@@ -150,6 +157,7 @@ func (g *Guard) verify(ctx context.Context) error {
 		if len(anchors) > 0 && rec.Endpoint != g.c.Endpoint() {
 			return g.refuse(rec)
 		}
+		g.back()
 		return g.save(anchors, "the Joplin first seen was empty")
 	}
 	// An id is 128 random bits: the same id is the same object. (Times
@@ -169,10 +177,7 @@ func (g *Guard) verify(ctx context.Context) error {
 	if found < 0 {
 		return g.refuse(rec)
 	}
-	if g.refused {
-		g.refused = false
-		g.accepted()
-	}
+	g.back()
 	if found > 0 {
 		// Some anchors are gone for good: record today's oldest objects.
 		return g.record(ctx, "anchors refreshed")
@@ -189,6 +194,14 @@ func (g *Guard) refuse(rec Record) error {
 	}
 	g.refused, g.refusedAt, g.refusal = true, g.now(), changed(g.c.BaseURL(), rec)
 	return g.refusal
+}
+
+// back ends a refusal: the settings point at the Joplin served before.
+func (g *Guard) back() {
+	if g.refused {
+		g.refused = false
+		g.log.Info("the Joplin this bridge served answers again", "url", g.c.BaseURL())
+	}
 }
 
 // record writes the identity of the Joplin now served.
@@ -231,10 +244,6 @@ func (g *Guard) save(anchors []Anchor, why string) error {
 	if err := save(g.path, rec); err != nil {
 		return fmt.Errorf("joplin identity: %w", err)
 	}
-	if g.refused {
-		g.refused = false
-		g.accepted()
-	}
 	g.log.Info("recorded the identity of the Joplin this bridge serves", "why", why, "anchors", len(anchors), "file", g.path)
 	var until int64
 	if len(anchors) == 0 {
@@ -244,13 +253,6 @@ func (g *Guard) save(anchors []Anchor, why string) error {
 	}
 	g.emptyUntil.Store(until)
 	return nil
-}
-
-func (g *Guard) accepted() {
-	g.log.Warn("serving a Joplin the operator accepted (the identity was forgotten)", "url", g.c.BaseURL())
-	if g.OnAccept != nil {
-		g.OnAccept()
-	}
 }
 
 func changed(url string, rec Record) *domainerr.Error {

@@ -238,3 +238,31 @@ func TestRefusalIsLoggedOnce(t *testing.T) {
 		t.Errorf("refusal logged %d times, want once:\n%s", n, logs.String())
 	}
 }
+
+// TestRecordedJoplinBackIsNoNewJoplin: once the Joplin answering holds
+// the recorded objects again (the settings were fixed), the refusal ends
+// without OnAccept: nothing of another Joplin was cached meanwhile.
+func TestRecordedJoplinBackIsNoNewJoplin(t *testing.T) {
+	state := t.TempDir()
+	first := newEnv(t, state)
+	id := first.notebook(t, "A")
+	first.clock = first.clock.Add(emptyRecheck)
+	first.c.Get(context.Background(), "/notes", nil, nil)
+	other := newEnv(t, state)
+	var accepted atomic.Int32
+	other.g.OnAccept = func() { accepted.Add(1) }
+	if code(other.c.Get(context.Background(), "/notes", nil, nil)) != domainerr.JoplinChanged {
+		t.Fatal("not refused")
+	}
+	// Clients choose ids: this Joplin now holds the recorded notebook.
+	if err := other.c.Write(joplin.Unguarded(context.Background()), "POST", "/folders", nil, map[string]any{"id": id, "title": "A"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	other.clock = other.clock.Add(refuseFor)
+	if err := other.c.Get(context.Background(), "/notes", nil, nil); err != nil {
+		t.Fatalf("the recorded Joplin back: %v", err)
+	}
+	if accepted.Load() != 0 {
+		t.Error("OnAccept ran for the Joplin served before")
+	}
+}
