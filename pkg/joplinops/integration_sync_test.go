@@ -96,7 +96,8 @@ func TestRealJoplinConflictCopies(t *testing.T) {
 	if !got.IsConflict || got.ConflictOf != note.ID || got.Body != "local edit" {
 		t.Errorf("get_note of the copy: %+v", got)
 	}
-	os.WriteFile(filepath.Join(syncDir, "tmp"), []byte(`{"schema":1,"target":"webdav","state":"idle","completed_syncs":2}`), 0o600)
+	os.WriteFile(filepath.Join(syncDir, "tmp"), []byte(`{"schema":1,"target":"webdav","state":"idle","completed_syncs":2,
+		"e2ee":{"enabled":true,"master_password_set":false,"password_ok":null,"items_encrypted":null}}`), 0o600)
 	os.Rename(filepath.Join(syncDir, "tmp"), filepath.Join(syncDir, syncstate.StatusFile))
 	got.Copies = nil
 	call("get_note", map[string]any{"id": note.ID}, &got)
@@ -113,11 +114,19 @@ func TestRealJoplinConflictCopies(t *testing.T) {
 		} `json:"conflicts"`
 		Sync struct {
 			State string `json:"state"`
+			E2EE  struct {
+				NotesEncrypted *int64 `json:"notes_encrypted"`
+			} `json:"e2ee"`
 		} `json:"sync"`
 	}
 	call("joplin_status", map[string]any{}, &st)
 	if st.Conflicts.Count != 1 || st.Conflicts.Copies[0].ID != cp.ID || st.Conflicts.Copies[0].OriginalID != note.ID || st.Sync.State != "idle" {
 		t.Errorf("joplin_status: %+v", st)
+	}
+	// The encrypted-notes count (order_by=encryption_applied) works on
+	// real Joplin: none here.
+	if n := st.Sync.E2EE.NotesEncrypted; n == nil || *n != 0 {
+		t.Errorf("notes_encrypted %v, want 0", n)
 	}
 }
 

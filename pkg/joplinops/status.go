@@ -46,8 +46,13 @@ func (o *Ops) joplinStatus() registry.Operation {
 			}
 			out.Sync = o.syncStatus()
 			if out.Authenticated {
-				// Conflicts are a detail: a failure to read them leaves them out.
+				// Details: a failure to read them leaves them out.
 				out.Conflicts, _ = o.conflictStatus(ctx)
+				if e := out.Sync.E2EE; e != nil && e.ItemsEncrypted == nil {
+					if n, err := o.encryptedNotes(ctx); err == nil {
+						e.NotesEncrypted = &n
+					}
+				}
 			}
 			if o.index != nil {
 				o.index.Start()

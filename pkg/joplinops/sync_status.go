@@ -45,6 +45,9 @@ type e2eeOut struct {
 	MasterPasswordSet bool   `json:"master_password_set"`
 	PasswordOK        *bool  `json:"password_ok,omitempty"`
 	ItemsEncrypted    *int64 `json:"items_encrypted,omitempty"`
+	// NotesEncrypted is counted by the bridge when the Joplin container
+	// reports no item count.
+	NotesEncrypted *int64 `json:"notes_encrypted,omitempty"`
 }
 
 // Bounds of the texts copied from status.json into the answer.
@@ -76,6 +79,7 @@ func syncSchema() schema.S {
 			"master_password_set": schema.Bool(""),
 			"password_ok":         schema.Bool("Whether the master password decrypts the data; absent when not known."),
 			"items_encrypted":     schema.Integer("Items still encrypted (not decrypted yet, or undecryptable); absent when not known.", 0, 1<<53),
+			"notes_encrypted":     schema.Integer("When items_encrypted is not known: notes Joplin holds still encrypted, counted up to 100 (unreadable until the master password is set right).", 0, MaxConflicts),
 		}, "enabled", "master_password_set"),
 		"message": schema.String("Summary.", 0, maxSyncText+200),
 	}, "configured", "state", "consecutive_failures", "message")
@@ -179,32 +183,60 @@ type conflictCache struct {
 // readConflicts reads the conflict copies (one request, bounded) and
 // caches them under the sync generation gen.
 func (o *Ops) readConflicts(ctx context.Context, gen int64) ([]conflictCopy, bool, error) {
-	var page struct {
-		Items []struct {
-			ID         string `json:"id"`
-			IsConflict int    `json:"is_conflict"`
-			OriginalID string `json:"conflict_original_id"`
-		} `json:"items"`
-		HasMore bool `json:"has_more"`
-	}
-	q := url.Values{"include_conflicts": {"1"}, "order_by": {"is_conflict"}, "order_dir": {"DESC"},
-		"limit": {strconv.Itoa(MaxConflicts)}, "fields": {"id,is_conflict,conflict_original_id"}}
-	if err := o.c.Get(ctx, "/notes", q, &page); err != nil {
+	notes, more, err := o.flaggedNotes(ctx, "is_conflict", url.Values{"include_conflicts": {"1"}, "fields": {"id,is_conflict,conflict_original_id"}})
+	if err != nil {
 		return nil, false, err
 	}
 	var all []conflictCopy
-	for _, it := range page.Items {
-		if it.IsConflict == 0 {
-			break
-		}
-		all = append(all, conflictCopy{ID: it.ID, OriginalID: it.OriginalID})
+	for _, n := range notes {
+		all = append(all, conflictCopy{ID: n.ID, OriginalID: n.OriginalID})
 	}
-	more := len(all) == MaxConflicts && page.HasMore
 	c := &o.conflicts
 	c.mu.Lock()
 	c.valid, c.gen, c.all, c.more = true, gen, all, more
 	c.mu.Unlock()
 	return all, more, nil
+}
+
+// flaggedNote is a note listed by flaggedNotes.
+type flaggedNote struct {
+	ID                string `json:"id"`
+	IsConflict        int    `json:"is_conflict"`
+	EncryptionApplied int    `json:"encryption_applied"`
+	OriginalID        string `json:"conflict_original_id"`
+}
+
+// flaggedNotes lists, in one request, up to MaxConflicts notes whose flag
+// (is_conflict or encryption_applied, a 0/1 column; q names it among the
+// fields) is set: ordered by it, Joplin lists them first. more: there may
+// be others past the bound.
+func (o *Ops) flaggedNotes(ctx context.Context, flag string, q url.Values) ([]flaggedNote, bool, error) {
+	q.Set("order_by", flag)
+	q.Set("order_dir", "DESC")
+	q.Set("limit", strconv.Itoa(MaxConflicts))
+	var page struct {
+		Items   []flaggedNote `json:"items"`
+		HasMore bool          `json:"has_more"`
+	}
+	if err := o.c.Get(ctx, "/notes", q, &page); err != nil {
+		return nil, false, err
+	}
+	var out []flaggedNote
+	for _, n := range page.Items {
+		if n.IsConflict == 0 && n.EncryptionApplied == 0 {
+			break
+		}
+		out = append(out, n)
+	}
+	return out, len(out) == MaxConflicts && page.HasMore, nil
+}
+
+// encryptedNotes counts the notes still encrypted (up to MaxConflicts),
+// for a status whose Joplin container could not count the items (no or a
+// wrong master password).
+func (o *Ops) encryptedNotes(ctx context.Context) (int64, error) {
+	notes, _, err := o.flaggedNotes(ctx, "encryption_applied", url.Values{"include_deleted": {"1"}, "fields": {"id,encryption_applied"}})
+	return int64(len(notes)), err
 }
 
 // conflictStatus is the conflicts part of joplin_status (always read).

@@ -245,3 +245,37 @@ func TestGetNoteReadsConflictsOnlyAfterASync(t *testing.T) {
 		t.Errorf("after a completed sync: %d conflict listings, want 2", n)
 	}
 }
+
+// TestJoplinStatusCountsEncryptedNotes: when the Joplin container cannot
+// count the items still encrypted (no master password yet), joplin_status
+// counts the notes Joplin holds encrypted.
+func TestJoplinStatusCountsEncryptedNotes(t *testing.T) {
+	h := newSyncHarness(t, true)
+	var nb, a, b struct{ ID string }
+	h.call(t, "create_notebook", map[string]any{"title": "Inbox"}, &nb)
+	h.call(t, "create_note", map[string]any{"notebook_id": nb.ID, "title": "a"}, &a)
+	h.call(t, "create_note", map[string]any{"notebook_id": nb.ID, "title": "b"}, &b)
+	h.fake.LeaveEncrypted(b.ID)
+	h.writeStatus(t, `{"schema":1,"target":"webdav","state":"error","completed_syncs":1,
+		"last_error":{"code":"E2EE_PASSWORD_MISSING","setting":"e2ee-master-password","message":"set it"},
+		"e2ee":{"enabled":true,"master_password_set":false,"password_ok":null,"items_encrypted":null}}`)
+	var st struct {
+		Sync struct {
+			E2EE struct {
+				ItemsEncrypted *int64 `json:"items_encrypted"`
+				NotesEncrypted *int64 `json:"notes_encrypted"`
+			} `json:"e2ee"`
+		} `json:"sync"`
+	}
+	h.call(t, "joplin_status", map[string]any{}, &st)
+	if e := st.Sync.E2EE; e.ItemsEncrypted != nil || e.NotesEncrypted == nil || *e.NotesEncrypted != 1 {
+		t.Errorf("e2ee %+v", e)
+	}
+	h.writeStatus(t, `{"schema":1,"target":"webdav","state":"idle","completed_syncs":2,
+		"e2ee":{"enabled":true,"master_password_set":true,"password_ok":true,"items_encrypted":0}}`)
+	st.Sync.E2EE.NotesEncrypted = nil
+	h.call(t, "joplin_status", map[string]any{}, &st)
+	if e := st.Sync.E2EE; e.ItemsEncrypted == nil || *e.ItemsEncrypted != 0 || e.NotesEncrypted != nil {
+		t.Errorf("reported by the container: %+v", e)
+	}
+}
