@@ -207,8 +207,8 @@ type flaggedNote struct {
 }
 
 // flaggedNotes lists, in one request, up to MaxConflicts notes whose flag
-// (is_conflict or encryption_applied, a 0/1 column; q names it among the
-// fields) is set: ordered by it, Joplin lists them first. more: there may
+// (is_conflict or encryption_applied, a 0/1 column; q's fields name it)
+// is set: ordered by it, Joplin lists them first. more: there may
 // be others past the bound.
 func (o *Ops) flaggedNotes(ctx context.Context, flag string, q url.Values) ([]flaggedNote, bool, error) {
 	q.Set("order_by", flag)
@@ -223,7 +223,11 @@ func (o *Ops) flaggedNotes(ctx context.Context, flag string, q url.Values) ([]fl
 	}
 	var out []flaggedNote
 	for _, n := range page.Items {
-		if n.IsConflict == 0 && n.EncryptionApplied == 0 {
+		set := n.IsConflict != 0
+		if flag == "encryption_applied" {
+			set = n.EncryptionApplied != 0
+		}
+		if !set {
 			break
 		}
 		out = append(out, n)
