@@ -50,6 +50,9 @@ func (o *Ops) vocab() schema.Vocabulary {
 			"max_plan_diff":   maxPlanDiffBytes,
 			"max_content_b64": int64(base64.StdEncoding.EncodedLen(int(maxBytes))),
 			"max_upload_b64":  int64(base64.StdEncoding.EncodedLen(int(2 * maxBytes))),
+			"max_conflicts":   MaxConflicts, "max_copies_listed": maxCopiesListed,
+			"max_sync_code": maxSyncCode, "max_sync_setting": maxSyncSetting,
+			"max_sync_text": maxSyncText, "max_sync_summary": maxSyncText + 200,
 		},
 		Texts: map[string]string{
 			"upload": fmt.Sprintf("Padded base64; at most %s decoded.", sizeText(maxBytes)),

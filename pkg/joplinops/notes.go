@@ -35,9 +35,14 @@ type apiNote struct {
 	CreatedTime   int64  `json:"created_time"`
 	UpdatedTime   int64  `json:"updated_time"`
 	DeletedTime   int64  `json:"deleted_time"`
+	IsConflict    int    `json:"is_conflict"`
+	OriginalID    string `json:"conflict_original_id"`
 }
 
 const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
+
+// getNoteFields adds what says whether a note is a conflict copy.
+const getNoteFields = noteFields + ",is_conflict,conflict_original_id"
 
 func (n apiNote) toNote(withBody bool) Note {
 	out := Note{
@@ -64,11 +69,22 @@ type getNoteIn struct {
 type noteWithRelations struct {
 	Note
 	Relations
+	conflictInfo
+}
+
+// conflictInfo links a note and its conflict copies (sync_status.go).
+type conflictInfo struct {
+	IsConflict bool `json:"is_conflict,omitempty"`
+	// ConflictOf is set on a conflict copy: the note it conflicts with.
+	ConflictOf string `json:"conflict_of,omitempty" schema:"max=32"`
+	// ConflictCopies are the conflict copies of this note.
+	ConflictCopies []string `json:"conflict_copies,omitempty" schema:"max=@max_conflicts,id"`
 }
 
 func (o *Ops) getNote() registry.Operation {
-	return registry.Define(withDef(o.meta("get_note", "Get note", "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks.", registry.EffectRead), reflect.TypeFor[NoteRef](), "note_ref"), func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
-		n, err := o.loadNote(ctx, in.ID, noteFields)
+	desc := "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks; says when it is, or has, a sync conflict copy."
+	return registry.Define(withDef(o.meta("get_note", "Get note", desc, registry.EffectRead), reflect.TypeFor[NoteRef](), "note_ref"), func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
+		n, err := o.loadNote(ctx, in.ID, getNoteFields)
 		if err != nil {
 			return noteWithRelations{}, err
 		}
@@ -76,7 +92,11 @@ func (o *Ops) getNote() registry.Operation {
 		if err != nil {
 			return noteWithRelations{}, err
 		}
-		return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel}, nil
+		ci := conflictInfo{ConflictCopies: o.copiesOf(ctx, n.ID)}
+		if n.IsConflict != 0 {
+			ci.IsConflict, ci.ConflictOf = true, n.OriginalID
+		}
+		return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel, conflictInfo: ci}, nil
 	})
 }
 

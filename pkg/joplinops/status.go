@@ -16,14 +16,32 @@ type statusOut struct {
 	Message       string `json:"message" schema:"max=500"`
 	// Index is the search index's state, when notebridge keeps one.
 	Index *joplinindex.Status `json:"index,omitempty"`
+	// Sync is the sync state the Joplin container reports; Conflicts, the
+	// conflict copies Joplin holds (when Joplin answered).
+	Sync      *syncOut      `json:"sync"`
+	Conflicts *conflictsOut `json:"conflicts,omitempty"`
 }
 
 type statusIn struct{}
 
 func (o *Ops) joplinStatus() registry.Operation {
-	return registry.Define(o.meta("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token.", registry.EffectRead), func(ctx context.Context, _ statusIn) (statusOut, error) {
+	desc := "Check that Joplin is reachable and accepts the token; report the sync with the person's other devices (target, last success, last error, encryption) and conflict copies."
+	return registry.Define(o.meta("joplin_status", "Joplin status", desc, registry.EffectRead), func(ctx context.Context, _ statusIn) (statusOut, error) {
 		out, err := o.status(ctx)
-		if o.index != nil && err == nil {
+		if err != nil {
+			return out, err
+		}
+		out.Sync = o.syncStatus()
+		if out.Authenticated {
+			// Details: a failure to read them leaves them out.
+			out.Conflicts, _ = o.conflictStatus(ctx)
+			if e := out.Sync.E2EE; e != nil && e.ItemsEncrypted == nil {
+				if n, err := o.encryptedNotes(ctx); err == nil {
+					e.NotesEncrypted = &n
+				}
+			}
+		}
+		if o.index != nil {
 			o.index.Start()
 			st := o.index.Status()
 			if len(st.Error) > 2000 {
