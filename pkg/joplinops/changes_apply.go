@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"path/filepath"
 	"slices"
 
@@ -142,7 +143,6 @@ func (o *Ops) mismatch(p *plan, digest string) error {
 func (o *Ops) writeNotes(ctx context.Context, st *notereceipt.Store, rec *notereceipt.Receipt, resume bool) error {
 	var written []string
 	// One index update for every note written, also when a later one fails.
-	defer func() { o.indexNotes(ctx, written...) }()
 	for _, n := range rec.Notes {
 		if rec.Written[n.ID] {
 			continue
@@ -208,7 +208,7 @@ func (o *Ops) writeNote(ctx context.Context, n notereceipt.Note, putFields bool,
 		}
 	}
 	if len(req) > 0 {
-		var written apiNote
+		var written joplin.Note
 		if err := o.c.Write(ctx, "PUT", "/notes/"+n.ID, nil, req, &written); err != nil {
 			return 0, withObjectID(err, n.ID)
 		}

@@ -46,7 +46,7 @@ type plan struct {
 	Digest   string
 }
 
-func stateOf(n apiNote, tags []string) notereceipt.State {
+func stateOf(n joplin.Note, tags []string) notereceipt.State {
 	return notereceipt.State{Title: n.Title, Body: n.Body, NotebookID: n.ParentID, IsTodo: n.IsTodo == 1, TodoDue: n.TodoDue, Tags: tags}
 }
 
@@ -74,15 +74,15 @@ func (o *Ops) noteTags(ctx context.Context, id string) ([]string, error) {
 }
 
 // readState reads a note's current state; tags are read when withTags.
-func (o *Ops) readState(ctx context.Context, id string, withTags bool) (apiNote, notereceipt.State, error) {
+func (o *Ops) readState(ctx context.Context, id string, withTags bool) (joplin.Note, notereceipt.State, error) {
 	n, err := o.loadNote(ctx, id, planNoteFields)
 	if err != nil {
-		return apiNote{}, notereceipt.State{}, err
+		return joplin.Note{}, notereceipt.State{}, err
 	}
 	var tags []string
 	if withTags {
 		if tags, err = o.noteTags(ctx, id); err != nil {
-			return apiNote{}, notereceipt.State{}, err
+			return joplin.Note{}, notereceipt.State{}, err
 		}
 	}
 	return n, stateOf(n, tags), nil

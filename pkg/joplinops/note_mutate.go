@@ -3,6 +3,7 @@ package joplinops
 import (
 	"context"
 	"encoding/json"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
@@ -10,10 +11,10 @@ import (
 )
 
 // loadNote reads one note (trashed or not) with the given fields.
-func (o *Ops) loadNote(ctx context.Context, id, fields string) (apiNote, error) {
-	var n apiNote
+func (o *Ops) loadNote(ctx context.Context, id, fields string) (joplin.Note, error) {
+	var n joplin.Note
 	if err := o.c.Get(ctx, "/notes/"+id, url.Values{"fields": {fields}}, &n); err != nil {
-		return apiNote{}, missing(err, "note", id)
+		return joplin.Note{}, missing(err, "note", id)
 	}
 	return n, nil
 }
@@ -128,12 +129,11 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut,
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &answer); err != nil {
 		return updateNoteOut{}, missing(withObjectID(err, in.ID), "note", in.ID)
 	}
-	var written apiNote
+	var written joplin.Note
 	if err := json.Unmarshal(answer, &written); err != nil {
 		// What the client says of an answer it cannot decode.
 		return updateNoteOut{}, domainerr.New(domainerr.JoplinError, "Joplin returned a response that could not be decoded")
 	}
-	o.indexNoteAnswer(ctx, answer)
 	out.UpdatedTime, out.InTrash = written.UpdatedTime, written.DeletedTime > 0
 	if in.ReturnNote {
 		n, err := o.loadNote(ctx, in.ID, noteFields)
@@ -141,7 +141,7 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut,
 			return updateNoteOut{}, domainerr.New(domainerr.JoplinError, "note %s was updated, but reading it back failed", in.ID).
 				WithDetails(map[string]any{"id": in.ID, "updated": true})
 		}
-		note := n.toNote(true)
+		note := toNote(n, true)
 		out.Note = &note
 	}
 	return out, nil
@@ -166,7 +166,6 @@ func (o *Ops) trashNote() registry.Operation {
 		}
 		out, err := o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
 		if err == nil && !out.AlreadyTrashed {
-			o.indexNotes(ctx, in.ID)
 		}
 		return out, err
 	})
@@ -218,6 +217,5 @@ func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteO
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
 		return restoreNoteOut{}, withObjectID(err, in.ID)
 	}
-	o.indexNotes(ctx, in.ID)
 	return restoreNoteOut{ID: in.ID, NotebookID: target, Moved: target != n.ParentID}, nil
 }

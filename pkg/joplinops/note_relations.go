@@ -16,7 +16,8 @@ type NoteRef struct {
 	Trashed    bool   `json:"trashed"`
 }
 
-func (n apiNote) ref() NoteRef {
+// noteRef names n in a relation.
+func noteRef(n joplin.Note) NoteRef {
 	return NoteRef{ID: n.ID, Title: n.Title, NotebookID: n.ParentID, Trashed: n.DeletedTime > 0}
 }
 
@@ -47,7 +48,7 @@ type Relations struct {
 const MaxRelations = 1000
 
 // relations loads the requested edges of note n.
-func (o *Ops) relations(ctx context.Context, n apiNote, include []string) (Relations, error) {
+func (o *Ops) relations(ctx context.Context, n joplin.Note, include []string) (Relations, error) {
 	var r Relations
 	if len(include) == 0 {
 		return r, nil
@@ -83,11 +84,11 @@ func (o *Ops) relations(ctx context.Context, n apiNote, include []string) (Relat
 			if resourceIDs[id] || id == n.ID || len(r.Links) >= MaxRelations {
 				continue
 			}
-			var target apiNote
+			var target joplin.Note
 			err := o.c.Get(ctx, "/notes/"+id, url.Values{"fields": {"id,parent_id,title,deleted_time"}}, &target)
 			switch {
 			case err == nil:
-				r.Links = append(r.Links, target.ref())
+				r.Links = append(r.Links, noteRef(target))
 			case isCode(err, domainerr.NotFound):
 				// A dangling link, or a link to a notebook or tag: not a note.
 			default:

@@ -217,7 +217,6 @@ func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebo
 			return Notebook{}, err
 		}
 	}
-	o.indexFolders(ctx)
 	return created.toNotebook(nil), nil
 }
 
@@ -273,7 +272,6 @@ func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebo
 	if err := o.c.Write(ctx, "PUT", "/folders/"+in.ID, nil, req, &updated); err != nil {
 		return Notebook{}, withObjectID(err, in.ID)
 	}
-	o.indexFolders(ctx)
 	return updated.toNotebook(all), nil
 }
 
@@ -302,11 +300,7 @@ func (o *Ops) trashNotebook() registry.Operation {
 		if err != nil {
 			return trashOut{}, err
 		}
-		out, err := o.moveToTrash(ctx, in.ID, "/folders/"+in.ID, cur.DeletedTime)
-		if err == nil && !out.AlreadyTrashed && o.index != nil {
-			o.index.TreeChanged(ctx)
-		}
-		return out, err
+		return o.moveToTrash(ctx, in.ID, "/folders/"+in.ID, cur.DeletedTime)
 	})
 }
 
@@ -352,7 +346,7 @@ func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNo
 	if err != nil {
 		return restoreNotebookOut{}, err
 	}
-	notes, err := joplin.ListAll[apiNote](ctx, o.c, "/notes", url.Values{
+	notes, err := joplin.ListAll[joplin.Note](ctx, o.c, "/notes", url.Values{
 		"fields": {"id,parent_id,deleted_time"}, "include_deleted": {"1"},
 	}, o.limits.MaxScan)
 	if err != nil {
@@ -389,14 +383,6 @@ func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNo
 		return restoreNotebookOut{}, partialRestore(err, in.ID, res, doneIDs)
 	}
 	res.RestoredNotebooks++
-	var noteIDs []string
-	for _, it := range together {
-		if it.isNote {
-			noteIDs = append(noteIDs, it.id)
-		}
-	}
-	o.indexFolders(ctx)
-	o.indexNotes(ctx, noteIDs...)
 	return res, nil
 }
 
@@ -404,7 +390,7 @@ func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNo
 // trashed together with it, oldest first, and a count of the others. Walking
 // down from root's trash time, an item belongs to the same trash operation
 // while no step between consecutive trash times exceeds TrashBatchGap.
-func trashedWith(root apiFolder, all []apiFolder, notes []apiNote) ([]trashedItem, int) {
+func trashedWith(root apiFolder, all []apiFolder, notes []joplin.Note) ([]trashedItem, int) {
 	below := map[string]bool{root.ID: true}
 	var items []trashedItem
 	for _, f := range subtree(all, root.ID) {

@@ -23,28 +23,13 @@ type Note struct {
 	Trashed       bool    `json:"trashed"`
 }
 
-// apiNote is a note as Joplin encodes it.
-type apiNote struct {
-	ID            string `json:"id"`
-	ParentID      string `json:"parent_id"`
-	Title         string `json:"title"`
-	Body          string `json:"body"`
-	IsTodo        int    `json:"is_todo"`
-	TodoDue       int64  `json:"todo_due"`
-	TodoCompleted int64  `json:"todo_completed"`
-	CreatedTime   int64  `json:"created_time"`
-	UpdatedTime   int64  `json:"updated_time"`
-	DeletedTime   int64  `json:"deleted_time"`
-	IsConflict    int    `json:"is_conflict"`
-	OriginalID    string `json:"conflict_original_id"`
-}
-
 const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
 
 // getNoteFields adds what says whether a note is a conflict copy.
 const getNoteFields = noteFields + ",is_conflict,conflict_original_id"
 
-func (n apiNote) toNote(withBody bool) Note {
+// toNote is n as the operations return it.
+func toNote(n joplin.Note, withBody bool) Note {
 	out := Note{
 		ID: n.ID, ParentID: n.ParentID, Title: n.Title, IsTodo: n.IsTodo == 1,
 		TodoDue: n.TodoDue, TodoCompleted: n.TodoCompleted,
@@ -94,9 +79,9 @@ func (o *Ops) getNote() registry.Operation {
 		}
 		ci := conflictInfo{ConflictCopies: o.copiesOf(ctx, n.ID)}
 		if n.IsConflict != 0 {
-			ci.IsConflict, ci.ConflictOf = true, n.OriginalID
+			ci.IsConflict, ci.ConflictOf = true, n.ConflictOriginalID
 		}
-		return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel, conflictInfo: ci}, nil
+		return noteWithRelations{Note: toNote(n, in.IncludeBody == nil || *in.IncludeBody), Relations: rel, conflictInfo: ci}, nil
 	})
 }
 
@@ -124,7 +109,7 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 		return Note{}, err
 	}
 	want := NormalizeTitle(in.Title)
-	same, err := o.collectNotes(ctx, "id,parent_id,title,deleted_time", func(n apiNote) bool {
+	same, err := o.collectNotes(ctx, "id,parent_id,title,deleted_time", func(n joplin.Note) bool {
 		return n.ParentID == in.NotebookID && NormalizeTitle(n.Title) == want
 	})
 	if err != nil {
@@ -144,18 +129,17 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 		req["is_todo"] = 1
 		req["todo_due"] = in.TodoDue
 	}
-	var created apiNote
+	var created joplin.Note
 	if err := o.c.Write(ctx, "POST", "/notes", nil, req, &created); err != nil {
-		load := func(ctx context.Context) (apiNote, error) { return o.loadNote(ctx, id, noteFields) }
-		if created, err = confirmCreate(ctx, err, id, load, func(n apiNote) bool {
+		load := func(ctx context.Context) (joplin.Note, error) { return o.loadNote(ctx, id, noteFields) }
+		if created, err = confirmCreate(ctx, err, id, load, func(n joplin.Note) bool {
 			return n.ParentID == in.NotebookID && n.Title == in.Title && n.Body == in.Body && n.DeletedTime == 0 &&
 				n.IsTodo == boolInt(in.IsTodo) && (!in.IsTodo || n.TodoDue == in.TodoDue)
 		}); err != nil {
 			return Note{}, err
 		}
 	}
-	o.indexNotes(ctx, id)
-	return created.toNote(true), nil
+	return toNote(created, true), nil
 }
 
 // withObjectID attaches the id of the object a write was about (the one a

@@ -171,7 +171,6 @@ func (o *Ops) createTag() registry.Operation {
 				return Tag{}, o.tagConflict(ctx, err, in.Title, "")
 			}
 		}
-		o.indexTag(ctx, created.ID, created.Title)
 		return created, nil
 	})
 }
@@ -206,7 +205,6 @@ func (o *Ops) updateTag() registry.Operation {
 		if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
 			return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, in.ID), in.ID)
 		}
-		o.indexTag(ctx, in.ID, updated.Title)
 		return updated, nil
 	})
 }
@@ -229,7 +227,6 @@ func (o *Ops) deleteTag() registry.Operation {
 		if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
 			return deleteTagOut{}, withObjectID(missing(err, "tag", in.ID), in.ID)
 		}
-		o.indexTagDeleted(ctx, in.ID)
 		return deleteTagOut{ID: in.ID, Deleted: true}, nil
 	})
 }
@@ -285,7 +282,6 @@ func (o *Ops) doTagNote(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
 	answer = bytes.TrimSpace(answer)
 	already := len(answer) == 0 || string(answer) == "null"
 	if !already {
-		o.indexTagLink(ctx, in.NoteID, in.TagID, true)
 	}
 	return tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: already}, nil
 }
@@ -309,7 +305,6 @@ func (o *Ops) untagNote() registry.Operation {
 		if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
 			return untagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
 		}
-		o.indexTagLink(ctx, in.NoteID, in.TagID, false)
 		return res, nil
 	})
 }

@@ -2,6 +2,7 @@ package joplinops
 
 import (
 	"context"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"sort"
 
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -46,7 +47,7 @@ func (o *Ops) listTrash() registry.Operation {
 				items = append(items, TrashItem{Type: "notebook", ID: f.ID, Title: f.Title, ParentID: f.ParentID, DeletedTime: f.DeletedTime})
 			}
 		}
-		err = o.scanNotes(ctx, "id,parent_id,title,deleted_time", func(n apiNote) {
+		err = o.scanNotes(ctx, "id,parent_id,title,deleted_time", func(n joplin.Note) {
 			if n.DeletedTime > 0 {
 				items = append(items, TrashItem{Type: "note", ID: n.ID, Title: n.Title, ParentID: n.ParentID, DeletedTime: n.DeletedTime})
 			}
