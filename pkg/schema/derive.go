@@ -133,18 +133,70 @@ func derive(t reflect.Type, opts *jsonschema.ForOptions, v Vocabulary) (S, error
 	if err != nil {
 		return nil, fmt.Errorf("schema: derive %v: %w", t, err)
 	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, fmt.Errorf("schema: encode %v: %w", t, err)
-	}
-	var node S
-	if err := json.Unmarshal(b, &node); err != nil {
-		return nil, fmt.Errorf("schema: decode %v: %w", t, err)
-	}
+	node := toMap(s)
 	if err := (&tagger{v: v}).walk(node, t, tag{}); err != nil {
 		return nil, fmt.Errorf("schema: %v: %w", t, err)
 	}
 	return node, nil
+}
+
+// toMap converts what the reflector sets (jsonschema.ForType: types,
+// properties, required, closed objects, items, sized integers' ranges,
+// arrays' lengths, descriptions, and the references of TypeSchemas) into
+// a node; it is jsonschema.Schema's JSON encoding without the encoding,
+// which dominated the catalog's build time.
+func toMap(s *jsonschema.Schema) S {
+	m := S{}
+	switch {
+	case s.Ref != "":
+		m["$ref"] = s.Ref
+	case s.Type != "":
+		m["type"] = s.Type
+	case len(s.Types) > 0:
+		types := make([]any, len(s.Types))
+		for i, t := range s.Types {
+			types[i] = t
+		}
+		m["type"] = types
+	}
+	if s.Description != "" {
+		m["description"] = s.Description
+	}
+	if s.Properties != nil {
+		props := make(map[string]any, len(s.Properties))
+		for name, p := range s.Properties {
+			props[name] = toMap(p)
+		}
+		m["properties"] = props
+	}
+	if len(s.Required) > 0 {
+		req := make([]any, len(s.Required))
+		for i, r := range s.Required {
+			req[i] = r
+		}
+		m["required"] = req
+	}
+	if ap := s.AdditionalProperties; ap != nil {
+		if ap.Not != nil { // the reflector's closed object: false
+			m["additionalProperties"] = false
+		} else {
+			m["additionalProperties"] = toMap(ap)
+		}
+	}
+	if s.Items != nil {
+		m["items"] = toMap(s.Items)
+	}
+	for kw, v := range map[string]*float64{"minimum": s.Minimum, "maximum": s.Maximum} {
+		if v != nil {
+			m[kw] = *v
+		}
+	}
+	for kw, v := range map[string]*int{"minItems": s.MinItems, "maxItems": s.MaxItems} {
+		if v != nil {
+			m[kw] = *v
+		}
+	}
+	return m
 }
 
 // tag is a field's parsed `schema` tag.
