@@ -74,6 +74,18 @@ func publicAddr(a netip.Addr, allowLoopback bool) bool {
 	return a.IsGlobalUnicast() && !notPublic(a)
 }
 
+// dialControl refuses, at connect time (after DNS), every address that is
+// not public.
+func dialControl(allowLoopback bool) func(network, address string, c syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil || !publicAddr(ap.Addr(), allowLoopback) {
+			return errors.New("the client_id URL resolves to an address that is not public")
+		}
+		return nil
+	}
+}
+
 // cimdClient is the HTTP client of document fetches.
 func cimdClient(testing CIMDTesting) *http.Client {
 	timeout := cimdTimeout
@@ -82,13 +94,7 @@ func cimdClient(testing CIMDTesting) *http.Client {
 	}
 	dialer := &net.Dialer{
 		Timeout: timeout,
-		Control: func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !publicAddr(ap.Addr(), testing.AllowLoopback) {
-				return errors.New("the client_id URL resolves to an address that is not public")
-			}
-			return nil
-		},
+		Control: dialControl(testing.AllowLoopback),
 	}
 	return &http.Client{
 		Timeout: timeout,

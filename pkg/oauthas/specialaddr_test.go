@@ -122,3 +122,19 @@ func TestSpecialBlocksCoverRegistries(t *testing.T) {
 		}
 	}
 }
+
+// TestDialControlRefusesEmbeddedForms: the connect-time check sees the
+// resolved address, so a name resolving to an embedded internal address is
+// refused before any packet is sent.
+func TestDialControlRefusesEmbeddedForms(t *testing.T) {
+	control := dialControl(false)
+	for _, addr := range []string{"[64:ff9b::a9fe:a9fe]:443", "[::ffff:127.0.0.1]:443", "[2002:7f00:1::]:443",
+		"[64:ff9b:1::7f00:1]:443", "[::127.0.0.1]:443", "[fec0::1]:443", "198.18.0.1:443", "240.0.0.1:443", "192.0.0.1:443", "not-an-address"} {
+		if control("tcp", addr, nil) == nil {
+			t.Errorf("%s was dialled", addr)
+		}
+	}
+	if err := control("tcp", "[2606:4700::1111]:443", nil); err != nil {
+		t.Errorf("a public address was refused: %v", err)
+	}
+}
