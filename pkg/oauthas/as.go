@@ -67,6 +67,13 @@ type Config struct {
 	RegisterRate  string
 	TokenRate     string
 	AuthorizeRate string
+	// TrustedProxies are the peers whose X-Forwarded-For and
+	// X-Forwarded-Host are believed (empty: DefaultTrustedProxies).
+	TrustedProxies TrustedProxies
+	// InternalHosts are the host:port names a proxy sends as Host when it
+	// dials us (e.g. bridge:8765), accepted besides the issuer's host and
+	// loopback.
+	InternalHosts []string
 }
 
 // Decision is what the owner's consent step decided.
@@ -104,6 +111,7 @@ type Server struct {
 	metadata []byte
 	routes   map[string]http.Handler
 	cimd     *http.Client
+	hosts    hostSet
 }
 
 // New opens the state in cfg.StateDir and builds the server.
@@ -134,6 +142,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AuthorizeRate == "" {
 		cfg.AuthorizeRate = "60-M"
 	}
+	if len(cfg.TrustedProxies.prefixes) == 0 {
+		cfg.TrustedProxies = defaultTrusted
+	}
 	dir := filepath.Join(cfg.StateDir, "oauth")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("oauth state directory: %w", err)
@@ -162,6 +173,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	strategy := compose.NewOAuth2HMACStrategy(fc)
 	s := &Server{cfg: cfg, store: store, strategy: strategy, cimd: cimdClient(cfg.CIMDTesting)}
+	s.hosts = newHostSet(cfg.Issuer, cfg.InternalHosts)
 	s.provider = compose.Compose(fc, store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,
@@ -250,12 +262,12 @@ func loadSecret(path string) ([]byte, error) {
 	return b, f.Close()
 }
 
-// Routes maps every endpoint path to its handler; all are served without
-// a bearer token. The map is a copy.
+// Routes maps every endpoint path to its handler, behind Front; all are
+// served without a bearer token. The map is a copy.
 func (s *Server) Routes() map[string]http.Handler {
 	out := make(map[string]http.Handler, len(s.routes))
 	for k, v := range s.routes {
-		out[k] = v
+		out[k] = s.Front(v)
 	}
 	return out
 }

@@ -58,7 +58,8 @@ func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
 	}
 	c := &consentStub{decision: Approved}
 	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c, SecretHashCost: bcrypt.MinCost,
-		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, AuthorizeRate: cfg.AuthorizeRate, CIMDTesting: cfg.CIMDTesting})
+		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, AuthorizeRate: cfg.AuthorizeRate, CIMDTesting: cfg.CIMDTesting,
+		TrustedProxies: cfg.TrustedProxies, InternalHosts: cfg.InternalHosts})
 	if err != nil {
 		t.Fatal(err)
 	}

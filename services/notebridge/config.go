@@ -58,6 +58,8 @@ type config struct {
 
 	OAuth               bool
 	OwnerPassphraseFile string
+	TrustedProxies      string
+	InternalHosts       string
 }
 
 func defaultStateDir() string {
