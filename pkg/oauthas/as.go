@@ -149,11 +149,10 @@ func New(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("oauth state directory: %w", err)
 	}
-	secret, err := loadSecret(filepath.Join(dir, "token-secret"))
-	if err != nil {
+	if _, err := loadSecret(secretPath(cfg.StateDir)); err != nil {
 		return nil, err
 	}
-	store, err := OpenStore(filepath.Join(dir, "state.json"), cfg.Resource, cfg.Now)
+	store, err := OpenStore(statePath(cfg.StateDir), cfg.Resource, cfg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +160,6 @@ func New(cfg Config) (*Server, error) {
 		AccessTokenLifespan:            cfg.AccessTokenLifespan,
 		RefreshTokenLifespan:           cfg.RefreshTokenLifespan,
 		AuthorizeCodeLifespan:          cfg.CodeLifespan,
-		GlobalSecret:                   secret,
 		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
 		ScopeStrategy:                  fosite.ExactScopeStrategy,
@@ -171,7 +169,9 @@ func New(cfg Config) (*Server, error) {
 		HashCost:                       cfg.SecretHashCost,
 		SendDebugMessagesToClients:     false,
 	}
-	strategy := compose.NewOAuth2HMACStrategy(fc)
+	// The secret is read from its file on every use: notebridge oauth
+	// rotate-secret replaces it under a running server.
+	strategy := compose.NewOAuth2HMACStrategy(rotatingConfig{Config: fc, secret: &secretSource{path: secretPath(cfg.StateDir)}})
 	s := &Server{cfg: cfg, store: store, strategy: strategy, cimd: cimdClient(cfg.CIMDTesting)}
 	s.hosts = newHostSet(cfg.Issuer, cfg.InternalHosts)
 	s.provider = compose.Compose(fc, store, strategy,
@@ -309,6 +309,9 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (oauthrs.P
 	if err != nil {
 		return oauthrs.Principal{}, oauthrs.ErrInvalidToken
 	}
+	// Bookkeeping for the operator (oauth grants); a failure to record it
+	// does not refuse the request.
+	_ = s.store.touchGrant(ar.GetID())
 	return oauthrs.Principal{
 		GrantID: ar.GetID(), ClientID: ar.GetClient().GetID(), Issuer: s.cfg.Issuer,
 		Audience: ar.GetGrantedAudience(), Scopes: granted,

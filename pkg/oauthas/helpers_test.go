@@ -59,7 +59,7 @@ func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
 	c := &consentStub{decision: Approved}
 	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c, SecretHashCost: bcrypt.MinCost,
 		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, AuthorizeRate: cfg.AuthorizeRate, CIMDTesting: cfg.CIMDTesting,
-		TrustedProxies: cfg.TrustedProxies, InternalHosts: cfg.InternalHosts})
+		TrustedProxies: cfg.TrustedProxies, InternalHosts: cfg.InternalHosts, Now: cfg.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
