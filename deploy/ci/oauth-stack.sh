@@ -1,4 +1,5 @@
-# Sourced by deploy/ci/oauth-e2e.sh and deploy/ci/consent-chromium.sh:
+# Sourced by deploy/ci/oauth-e2e.sh, deploy/ci/mcp-remote.sh and
+# deploy/ci/consent-chromium.sh:
 # starts the fake Joplin, `notebridge mcp serve --oauth` for the public
 # origin https://$OAUTH_DOMAIN, and the host's Caddy with the repository's
 # Caddyfile (NOTEBRIDGE_PUBLISH_MCP=on) on a free HTTPS port. The domain is
