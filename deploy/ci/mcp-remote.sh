@@ -14,10 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ci/oauth-stack.sh
 
-if ! command -v npm >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
-fi
-(cd deploy/ci/oauth-client && npm ci --no-audit --no-fund --silent)
+oauth_install_clients
 oauth_start_stack
 
 client_dir=$(pwd)/deploy/ci/oauth-client
@@ -27,6 +24,7 @@ env -u DISPLAY -u WAYLAND_DISPLAY -u DBUS_SESSION_BUS_ADDRESS \
   HOME="$OAUTH_WORK/mcp-remote/home" \
   MCP_REMOTE_CONFIG_DIR="$OAUTH_WORK/mcp-remote/config" \
   MCP_REMOTE_BROWSER_LOG="$OAUTH_WORK/mcp-remote/browser.log" \
+  MCP_REMOTE_CALLBACK_PORT="$(oauth_free_port)" \
   BROWSER="$client_dir/consent-browser.sh" \
   NODE_EXTRA_CA_CERTS="$OAUTH_CA" \
   NODE_OPTIONS="--require $client_dir/connect-to.cjs" \
@@ -37,9 +35,5 @@ env -u DISPLAY -u WAYLAND_DISPLAY -u DBUS_SESSION_BUS_ADDRESS \
 if [ -e "$OAUTH_WORK/mcp-remote/home/.mcp-auth" ]; then
   echo "mcp-remote: tokens were stored outside MCP_REMOTE_CONFIG_DIR" >&2; status=1
 fi
-if [ "$status" -ne 0 ]; then
-  echo "mcp-remote: FAILED; the server's and Caddy's last log lines:" >&2
-  tail -n 20 "$OAUTH_WORK/serve.err" >&2
-  tail -n 5 "$OAUTH_WORK/caddy.log" >&2
-fi
+if [ "$status" -ne 0 ]; then oauth_report_failure mcp-remote; fi
 exit "$status"

@@ -6,26 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/token/hmac"
 )
-
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 func openOperator(t *testing.T, dir string) *Operator {
 	t.Helper()
@@ -171,8 +158,9 @@ func TestOperatorRotateSecret(t *testing.T) {
 // recorded at most once a minute; the listing holds no token and no
 // signature, the state file no token.
 func TestGrantsListing(t *testing.T) {
-	clock := &fakeClock{t: time.Now().UTC()}
-	a := newASTestWith(t, "", Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M", Now: clock.now})
+	start, ahead := time.Now().UTC(), atomic.Int64{} // the server's clock, moved by the test
+	now := func() time.Time { return start.Add(time.Duration(ahead.Load())) }
+	a := newASTestWith(t, "", Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M", Now: now})
 	client, access, refreshTok := a.tokens()
 	o := openOperator(t, a.dir)
 	grants, _ := o.Grants()
@@ -185,17 +173,17 @@ func TestGrantsListing(t *testing.T) {
 	}
 	first := fileID(t, statePath(a.dir))
 	grants, _ = o.Grants()
-	if !grants[0].LastUsed.Equal(clock.now().Truncate(time.Second)) {
-		t.Fatalf("last used %v, want %v", grants[0].LastUsed, clock.now())
+	if !grants[0].LastUsed.Equal(now().Truncate(time.Second)) {
+		t.Fatalf("last used %v, want %v", grants[0].LastUsed, now())
 	}
-	clock.add(30 * time.Second)
+	ahead.Add(int64(30 * time.Second))
 	a.valid(access)
 	if !sameVersion(first, fileID(t, statePath(a.dir))) {
 		t.Fatal("a second use within the minute rewrote the state file")
 	}
-	clock.add(31 * time.Second)
+	ahead.Add(int64(31 * time.Second))
 	a.valid(access)
-	if grants, _ = o.Grants(); !grants[0].LastUsed.Equal(clock.now().Truncate(time.Second)) {
+	if grants, _ = o.Grants(); !grants[0].LastUsed.Equal(now().Truncate(time.Second)) {
 		t.Fatalf("last used after a minute: %v", grants[0].LastUsed)
 	}
 	listing, _ := json.Marshal(grants)

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -73,13 +74,12 @@ func listClients(op *oauthas.Operator, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLIENT\tNAME (CLAIMED)\tREGISTERED\tVIA\tAUTH\tGRANTS\tREDIRECT URIS")
+	rows := make([][]any, 0, len(clients))
 	for _, cl := range clients {
-		fmt.Fprintf(tw, "%s\t%q\t%s\t%s\t%s\t%d\t%s\n", cl.ID, cl.Name, stamp(cl.RegisteredAt), cl.RegisteredVia, cl.AuthMethod,
-			cl.Grants, strings.Join(cl.RedirectURIs, " "))
+		rows = append(rows, []any{cl.ID, strconv.Quote(cl.Name), stamp(cl.RegisteredAt), cl.RegisteredVia, cl.AuthMethod,
+			cl.Grants, strings.Join(cl.RedirectURIs, " ")})
 	}
-	return tw.Flush()
+	return printTable(stdout, "CLIENT\tNAME (CLAIMED)\tREGISTERED\tVIA\tAUTH\tGRANTS\tREDIRECT URIS", rows)
 }
 
 func listGrants(op *oauthas.Operator, stdout io.Writer) error {
@@ -87,10 +87,26 @@ func listGrants(op *oauthas.Operator, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "GRANT\tCLIENT\tNAME (CLAIMED)\tSCOPES\tCREATED\tLAST USED")
+	rows := make([][]any, 0, len(grants))
 	for _, g := range grants {
-		fmt.Fprintf(tw, "%s\t%s\t%q\t%s\t%s\t%s\n", g.ID, g.ClientID, g.ClientName, strings.Join(g.Scopes, ","), stamp(g.Created), stamp(g.LastUsed))
+		rows = append(rows, []any{g.ID, g.ClientID, strconv.Quote(g.ClientName), strings.Join(g.Scopes, ","), stamp(g.Created), stamp(g.LastUsed)})
+	}
+	return printTable(stdout, "GRANT\tCLIENT\tNAME (CLAIMED)\tSCOPES\tCREATED\tLAST USED", rows)
+}
+
+// printTable writes a header and rows in aligned columns. Names a client
+// chose are quoted by the caller: they may hold control characters.
+func printTable(w io.Writer, header string, rows [][]any) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		for i, v := range r {
+			if i > 0 {
+				fmt.Fprint(tw, "\t")
+			}
+			fmt.Fprint(tw, v)
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
 }

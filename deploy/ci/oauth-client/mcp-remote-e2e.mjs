@@ -9,8 +9,9 @@
 // stored in MCP_REMOTE_CONFIG_DIR without asking the owner again. Every
 // step is asserted; no token is printed.
 //
-// Environment: OAUTH_DOMAIN, MCP_REMOTE_CONFIG_DIR, MCP_REMOTE_BROWSER_LOG
-// and what consent-browser.sh and connect-to.cjs read (set by the script).
+// Environment: OAUTH_DOMAIN, MCP_REMOTE_CONFIG_DIR, MCP_REMOTE_BROWSER_LOG,
+// MCP_REMOTE_CALLBACK_PORT (a free port for its local OAuth callback) and
+// what consent-browser.sh and connect-to.cjs read (set by the script).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,29 +20,31 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const domain = need('OAUTH_DOMAIN');
+// mcp-remote's default callback port derives from the server URL, the same
+// in every run on this machine; a second instance waits for the first.
+const callbackPort = need('MCP_REMOTE_CALLBACK_PORT');
 const configDir = need('MCP_REMOTE_CONFIG_DIR');
 const browserLog = need('MCP_REMOTE_BROWSER_LOG');
 const proxy = createRequire(import.meta.url).resolve('mcp-remote/dist/proxy.js');
 
 function need(name) {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set`);
-  return v;
+  return process.env[name] || assert.fail(`${name} is not set`);
 }
 
 let n = 0;
-function ok(what) {
-  n++;
-  console.log(`ok ${n} - ${what}`);
-}
+const ok = (what) => console.log(`ok ${++n} - ${what}`);
 
 const opened = () => (existsSync(browserLog) ? readFileSync(browserLog, 'utf8').split('\n').filter(Boolean).length : 0);
+
+// Every mcp-remote started here ends with this process, however it ends.
+const children = [];
+process.on('exit', () => children.forEach((pid) => { try { process.kill(pid); } catch { /* gone */ } }));
 
 // run starts mcp-remote under a stdio MCP client; its stderr is collected.
 async function run() {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [proxy, `https://${domain}/mcp`, '--auth-timeout', '60'],
+    args: [proxy, `https://${domain}/mcp`, callbackPort, '--auth-timeout', '60'],
     env: process.env,
     stderr: 'pipe',
   });
@@ -49,7 +52,9 @@ async function run() {
   transport.stderr.on('data', (b) => { log += b; });
   const client = new Client({ name: 'notebridge-ci-mcp-remote', version: '1' });
   try {
-    await client.connect(transport, { timeout: 90_000 });
+    const connected = client.connect(transport, { timeout: 90_000 });
+    children.push(transport.pid);
+    await connected;
   } catch (err) {
     console.error(log);
     throw err;
