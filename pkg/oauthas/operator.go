@@ -173,6 +173,25 @@ func (o *Operator) Revoke(id string) (string, error) {
 	} else if !s.hasGrant(id) {
 		return "", fmt.Errorf("no client or live grant %q (see notebridge oauth clients and oauth grants)", id)
 	}
+	// Every grant revoked here stays marked until its last token would
+	// have expired, so a refresh already under way cannot store new ones.
+	until := s.now().Add(time.Hour)
+	revoked := map[string]bool{}
+	for _, m := range []map[string]tokenRecord{s.st.Codes, s.st.PKCE, s.st.Access, s.st.Refresh} {
+		for _, r := range m {
+			if match(r) {
+				revoked[r.RequestID] = true
+				for _, exp := range r.Session.ExpiresAt {
+					if exp.After(until) {
+						until = exp
+					}
+				}
+			}
+		}
+	}
+	for id := range revoked {
+		s.st.Revoked[id] = until
+	}
 	for _, m := range []map[string]tokenRecord{s.st.Codes, s.st.PKCE, s.st.Access} {
 		for k, r := range m {
 			if match(r) {

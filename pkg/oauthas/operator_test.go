@@ -198,3 +198,38 @@ func TestGrantsListing(t *testing.T) {
 		t.Fatalf("lock file: %v", err)
 	}
 }
+
+// TestRevokedGrantStaysRevoked: a refresh that read its grant before the
+// operator revoked it (fosite's steps are separate store calls) cannot
+// store new tokens for it afterwards.
+func TestRevokedGrantStaysRevoked(t *testing.T) {
+	a := newASTest(t, "")
+	a.tokens()
+	s := a.as.store
+	s.mu.Lock()
+	var inFlight *fosite.Request
+	for _, rec := range s.st.Refresh {
+		req, err := s.request(rec, nil)
+		if err != nil {
+			s.mu.Unlock()
+			t.Fatal(err)
+		}
+		inFlight = req
+	}
+	s.mu.Unlock()
+	if _, err := openOperator(t, a.dir).Revoke(inFlight.GetID()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateAccessTokenSession(t.Context(), "late-access-signature", inFlight); !errors.Is(err, fosite.ErrInactiveToken) {
+		t.Fatalf("a late access token for the revoked grant: %v", err)
+	}
+	if err := s.CreateRefreshTokenSession(t.Context(), "late-refresh-signature", "late-access-signature", inFlight); !errors.Is(err, fosite.ErrInactiveToken) {
+		t.Fatalf("a late refresh token for the revoked grant: %v", err)
+	}
+	if c := a.counts(); c != [4]int{1, 0, 0, 0} {
+		t.Fatalf("clients, codes, access and active refresh tokens after the late refresh: %v", c)
+	}
+	if grants, _ := openOperator(t, a.dir).Grants(); len(grants) != 0 {
+		t.Fatalf("the revoked grant is live again: %+v", grants)
+	}
+}

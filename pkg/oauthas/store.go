@@ -49,6 +49,9 @@ type state struct {
 	Access  map[string]tokenRecord  `json:"access"`
 	Refresh map[string]tokenRecord  `json:"refresh"`
 	Grants  map[string]grantRecord  `json:"grants,omitempty"`
+	// Revoked holds the grants the operator revoked, until their last
+	// token would have expired: no new token is stored for them.
+	Revoked map[string]time.Time `json:"revoked,omitempty"`
 }
 
 // clientRecord is a registered client. Secret is a bcrypt hash.
@@ -105,7 +108,7 @@ func OpenStore(path, resource string, now func() time.Time) (*Store, error) {
 func emptyState() state {
 	return state{Version: stateVersion, Clients: map[string]clientRecord{}, Codes: map[string]tokenRecord{},
 		PKCE: map[string]tokenRecord{}, Access: map[string]tokenRecord{}, Refresh: map[string]tokenRecord{},
-		Grants: map[string]grantRecord{}}
+		Grants: map[string]grantRecord{}, Revoked: map[string]time.Time{}}
 }
 
 // commit prunes what has expired and writes the state atomically. The
@@ -218,10 +221,15 @@ func (s *Store) create(m func(*state) map[string]tokenRecord, key string, r fosi
 		return err
 	}
 	defer unlock()
-	m(&s.st)[key] = rec
 	if grant {
+		// A refresh that read its grant before the operator revoked it
+		// cannot bring the grant back.
+		if _, revoked := s.st.Revoked[rec.RequestID]; revoked {
+			return fosite.ErrInactiveToken
+		}
 		s.noteGrant(rec)
 	}
+	m(&s.st)[key] = rec
 	return s.commit()
 }
 

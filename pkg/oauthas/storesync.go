@@ -76,6 +76,9 @@ func (s *Store) refresh() error {
 	for k, v := range st.Grants {
 		s.st.Grants[k] = v
 	}
+	for k, v := range st.Revoked {
+		s.st.Revoked[k] = v
+	}
 	s.seen = fi
 	return nil
 }
@@ -106,8 +109,15 @@ func (s *Store) noteGrant(rec tokenRecord) {
 	}
 }
 
-// pruneGrants drops the records of grants without any token left.
+// pruneGrants drops the records of grants without any token left, and
+// the marks of revoked grants whose tokens would all have expired.
 func (s *Store) pruneGrants() {
+	now := s.now()
+	for id, until := range s.st.Revoked {
+		if now.After(until) {
+			delete(s.st.Revoked, id)
+		}
+	}
 	held := map[string]bool{}
 	for _, m := range []map[string]tokenRecord{s.st.Access, s.st.Refresh} {
 		for _, r := range m {
