@@ -25,8 +25,10 @@ import (
 // themselves. Every change rewrites one JSON file in the state directory
 // atomically (temporary file, fsync, rename; mode 0600 in a 0700
 // directory), so the state survives a restart and a revocation is on disk
-// before it is answered. It implements the storage interfaces fosite's
-// authorization code, PKCE, refresh and revocation handlers need.
+// before it is answered. The file is shared with the operator's commands
+// in other processes under a file lock (storesync.go). It implements the
+// storage interfaces fosite's authorization code, PKCE, refresh and
+// revocation handlers need.
 type Store struct {
 	path string
 	now  func() time.Time
