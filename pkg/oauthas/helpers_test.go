@@ -36,7 +36,7 @@ func (c *consentStub) Decide(w http.ResponseWriter, _ *http.Request, req Consent
 }
 
 type asTest struct {
-	t       *testing.T
+	t       testing.TB
 	as      *Server
 	srv     *httptest.Server
 	consent *consentStub
@@ -44,14 +44,14 @@ type asTest struct {
 	http    *http.Client
 }
 
-func newASTest(t *testing.T, dir string) *asTest {
+func newASTest(t testing.TB, dir string) *asTest {
 	t.Helper()
 	return newASTestWith(t, dir, Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M"})
 }
 
 // newASTestWith serves an authorization server with cfg's rates and
 // CIMD test setting.
-func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
+func newASTestWith(t testing.TB, dir string, cfg Config) *asTest {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
