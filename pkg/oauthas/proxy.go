@@ -125,46 +125,44 @@ func ClientAddr(r *http.Request) string {
 	return defaultTrusted.ClientAddr(r)
 }
 
-// hostSet is what a request may be addressed to: the issuer's host and
-// the internal addresses a proxy dials; a loopback host (any port) always
-// passes, for local clients and tests.
-type hostSet map[string]bool
+// hostSet is what a request may be addressed to: the issuer's host name
+// on any port (a proxy may publish it on another port, e.g. a test stack's
+// 18443), the internal names a proxy dials (host:port exactly, or a bare
+// name on any port), and loopback (any port), for local clients and tests.
+type hostSet struct {
+	public   string
+	internal map[string]bool
+}
 
 func newHostSet(issuer string, internal []string) hostSet {
-	hs := hostSet{}
+	hs := hostSet{internal: map[string]bool{}}
 	if u, err := url.Parse(issuer); err == nil {
-		hs[normalHost(u.Host, "443")] = true
+		hs.public = hostName(u.Host)
 	}
 	for _, h := range internal {
-		if h = strings.TrimSpace(h); h != "" {
-			hs[normalHost(h, "")] = true
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			hs.internal[h] = true
 		}
 	}
 	return hs
 }
 
-// normalHost lower-cases host and drops a default port.
-func normalHost(host, defaultPort string) string {
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
-	if h, p, err := net.SplitHostPort(host); err == nil && p == defaultPort {
-		return strings.TrimSuffix(h, ".")
+// hostName is the lower-case name of a Host value, without port, brackets
+// or trailing dot.
+func hostName(host string) string {
+	host = strings.ToLower(host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
 	}
-	return host
+	return strings.TrimSuffix(strings.Trim(host, "[]"), ".")
 }
 
 func (hs hostSet) allows(host string) bool {
-	if host == "" {
+	name := hostName(host)
+	if name == "" {
 		return false
 	}
-	if hs[normalHost(host, "443")] {
-		return true
-	}
-	name := host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
-	}
-	name = strings.Trim(name, "[]")
-	if strings.EqualFold(name, "localhost") {
+	if name == hs.public || hs.internal[strings.ToLower(host)] || hs.internal[name] || name == "localhost" {
 		return true
 	}
 	a, err := netip.ParseAddr(name)

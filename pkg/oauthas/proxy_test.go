@@ -116,6 +116,7 @@ func TestForeignHostRefused(t *testing.T) {
 		{"foreign Host with our port", "evil.example:443", nil},
 		{"lookalike of the issuer", "notes.example.com.evil.example", nil},
 		{"internal name on another port", "bridge:9999", nil},
+		{"IPv6 literal that is not loopback", "[2001:db8::1]:443", nil},
 		{"foreign forwarded host from the proxy", "", map[string]string{"X-Forwarded-Host": "evil.example"}},
 		{"two forwarded hosts", "", map[string]string{"X-Forwarded-Host": "notes.example.com, evil.example"}},
 	}
@@ -138,7 +139,7 @@ func TestForeignHostRefused(t *testing.T) {
 	if len(a.consent.asked) != 0 {
 		t.Fatal("consent was asked for a foreign host")
 	}
-	for _, host := range []string{"notes.example.com", "NOTES.example.com:443", "bridge:8765", "localhost:8765", "[::1]:1", ""} {
+	for _, host := range []string{"notes.example.com", "NOTES.example.com:443", "notes.example.com.:18443", "bridge:8765", "localhost:8765", "[::1]:1", ""} {
 		headers := map[string]string{}
 		if host == "" { // the proxy names our host
 			headers["X-Forwarded-Host"] = "notes.example.com"
