@@ -17,10 +17,10 @@ func block(prefix, name, rfc string, global bool) specialBlock {
 	return specialBlock{Prefix: netip.MustParsePrefix(prefix), Name: name, RFC: rfc, Global: global}
 }
 
-// specialBlocks: the IANA IPv4 Special-Purpose Address Registry
-// (iana-ipv4-special-registry, updated 2025-04) and IPv6 Special-Purpose
-// Address Registry (iana-ipv6-special-registry, updated 2025-04), then the
-// blocks that are not in those registries but are no more public.
+// specialBlocks: the entries of the IANA IPv4 Special-Purpose Address
+// Registry (iana-ipv4-special-registry) and IPv6 Special-Purpose Address
+// Registry (iana-ipv6-special-registry) as of 2025, then the blocks that
+// are not in those registries but are no more public.
 var specialBlocks = []specialBlock{
 	// IPv4 Special-Purpose Address Registry.
 	block("0.0.0.0/8", "This network", "RFC 791 §3.2", false),
