@@ -117,7 +117,7 @@ func TestEnvExampleListsEverySetting(t *testing.T) {
 
 // bridgeOnly are variables compose.yaml sets inside a container, which
 // are no setting of the stack.
-var bridgeOnly = map[string]bool{"NOTEBRIDGE_SYNC_STATE_DIR": true, "NOTEBRIDGE_SECRETS_DIR": true,
+var bridgeOnly = map[string]bool{"NOTEBRIDGE_SYNC_STATE_DIR": true, "NOTEBRIDGE_TRUSTED_PROXIES": true, "NOTEBRIDGE_INTERNAL_HOSTS": true, "NOTEBRIDGE_SECRETS_DIR": true,
 	"NOTEBRIDGE_MAX_REQUEST_BYTES": true, "NOTEBRIDGE_OWNER_PASSPHRASE_FILE": true}
 
 func read(t *testing.T, path string) string {

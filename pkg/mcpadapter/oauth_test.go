@@ -94,7 +94,7 @@ func TestOAuthFrontDoor(t *testing.T) {
 			return p
 		}(),
 	})
-	md := `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"`
+	md := `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write okf:read okf:write"`
 	resp, body := post(t, h.srv.URL+Path, initBody("2025-06-18"), nil)
 	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != md || !strings.Contains(body, "UNAUTHENTICATED") {
 		t.Fatalf("no token: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)

@@ -73,6 +73,13 @@ type Config struct {
 	RegisterRate  string
 	TokenRate     string
 	AuthorizeRate string
+	// TrustedProxies are the peers whose X-Forwarded-For and
+	// X-Forwarded-Host are believed (empty: DefaultTrustedProxies).
+	TrustedProxies TrustedProxies
+	// InternalHosts are the host:port names a proxy sends as Host when it
+	// dials us (e.g. bridge:8765), accepted besides the issuer's host and
+	// loopback.
+	InternalHosts []string
 }
 
 // supported is s, or every scope when s is empty.
@@ -120,6 +127,7 @@ type Server struct {
 	cimd     *http.Client
 	// secrets checks client secrets for fosite.
 	secrets *secretHasher
+	hosts   hostSet
 }
 
 // New opens the state in cfg.StateDir and builds the server.
@@ -151,15 +159,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AuthorizeRate == "" {
 		cfg.AuthorizeRate = "60-M"
 	}
+	if len(cfg.TrustedProxies.prefixes) == 0 {
+		cfg.TrustedProxies = defaultTrusted
+	}
 	dir := filepath.Join(cfg.StateDir, "oauth")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("oauth state directory: %w", err)
 	}
-	secret, err := loadSecret(filepath.Join(dir, "token-secret"))
-	if err != nil {
+	if _, err := loadSecret(secretPath(cfg.StateDir)); err != nil {
 		return nil, err
 	}
-	store, err := OpenStore(filepath.Join(dir, "state.json"), cfg.Resource, cfg.Now)
+	store, err := OpenStore(statePath(cfg.StateDir), cfg.Resource, cfg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +177,6 @@ func New(cfg Config) (*Server, error) {
 		AccessTokenLifespan:            cfg.AccessTokenLifespan,
 		RefreshTokenLifespan:           cfg.RefreshTokenLifespan,
 		AuthorizeCodeLifespan:          cfg.CodeLifespan,
-		GlobalSecret:                   secret,
 		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
 		ScopeStrategy:                  fosite.ExactScopeStrategy,
@@ -178,8 +187,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	secrets := &secretHasher{bcrypt: NewGate(cfg.SecretChecks, cfg.SecretCheckWait), migrate: store.replaceSecretHash}
 	fc.ClientSecretsHasher = secrets
-	strategy := compose.NewOAuth2HMACStrategy(fc)
+	// The secret is read from its file on every use: notebridge oauth
+	// rotate-secret replaces it under a running server.
+	strategy := compose.NewOAuth2HMACStrategy(rotatingConfig{Config: fc, secret: &secretSource{path: secretPath(cfg.StateDir)}})
 	s := &Server{cfg: cfg, store: store, strategy: strategy, cimd: cimdClient(cfg.CIMDTesting), secrets: secrets}
+	s.hosts = newHostSet(cfg.Issuer, cfg.InternalHosts)
 	s.provider = compose.Compose(fc, store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,
@@ -271,12 +283,12 @@ func loadSecret(path string) ([]byte, error) {
 	return b, f.Close()
 }
 
-// Routes maps every endpoint path to its handler; all are served without
-// a bearer token. The map is a copy.
+// Routes maps every endpoint path to its handler, behind Front; all are
+// served without a bearer token. The map is a copy.
 func (s *Server) Routes() map[string]http.Handler {
 	out := make(map[string]http.Handler, len(s.routes))
 	for k, v := range s.routes {
-		out[k] = v
+		out[k] = s.Front(v)
 	}
 	return out
 }
@@ -318,6 +330,9 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (oauthrs.P
 	if err != nil {
 		return oauthrs.Principal{}, oauthrs.ErrInvalidToken
 	}
+	// Bookkeeping for the operator (oauth grants); a failure to record it
+	// does not refuse the request.
+	_ = s.store.touchGrant(ar.GetID())
 	return oauthrs.Principal{
 		GrantID: ar.GetID(), ClientID: ar.GetClient().GetID(), Issuer: s.cfg.Issuer,
 		Audience: ar.GetGrantedAudience(), Scopes: granted,

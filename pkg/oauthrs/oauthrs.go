@@ -62,6 +62,8 @@ type Server struct {
 	cfg         Config
 	metadataURL string
 	metadata    []byte
+	// scope is the served scopes, space-separated, for the challenges.
+	scope string
 }
 
 // WellKnownPrefix is where RFC 9728 metadata lives, before the resource path.
@@ -82,7 +84,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, metadataURL: u.Scheme + "://" + u.Host + WellKnownPrefix + u.Path}
+	s := &Server{cfg: cfg, metadataURL: u.Scheme + "://" + u.Host + WellKnownPrefix + u.Path,
+		scope: strings.Join(scopeStrings(cfg.Scopes), " ")}
 	s.metadata, err = json.Marshal(map[string]any{
 		"resource":                 cfg.Resource,
 		"authorization_servers":    []string{cfg.Issuer},
@@ -150,13 +153,17 @@ func (s *Server) Authenticate(ctx context.Context, token string) (Principal, err
 }
 
 // Challenge is the WWW-Authenticate value for a request without a token.
+// Its scope names every scope served: MCP clients (Claude among them) ask
+// for the scopes of the first 401's challenge and fall back to
+// scopes_supported only when it has none.
 func (s *Server) Challenge() string {
-	return fmt.Sprintf(`Bearer resource_metadata=%q`, s.metadataURL)
+	return fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.metadataURL, s.scope)
 }
 
 // InvalidTokenChallenge is the WWW-Authenticate value for a refused token.
 func (s *Server) InvalidTokenChallenge() string {
-	return fmt.Sprintf(`Bearer error="invalid_token", error_description="the access token is invalid or expired", resource_metadata=%q`, s.metadataURL)
+	return fmt.Sprintf(`Bearer error="invalid_token", error_description="the access token is invalid or expired", resource_metadata=%q, scope=%q`,
+		s.metadataURL, s.scope)
 }
 
 // ScopeChallenge is the WWW-Authenticate value of a 403 for a token that

@@ -59,6 +59,8 @@ type config struct {
 
 	OAuth               bool
 	OwnerPassphraseFile string
+	TrustedProxies      string
+	InternalHosts       string
 }
 
 func defaultStateDir() string {

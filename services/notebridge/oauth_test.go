@@ -95,7 +95,7 @@ func TestOAuthEndToEnd(t *testing.T) {
 
 	// Discovery.
 	resp, _ := s.mcp("", initialize(1, "2025-06-18"), nil)
-	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+origin+`/.well-known/oauth-protected-resource/mcp"` {
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+origin+`/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write"` {
 		t.Fatalf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 	var prm struct {
