@@ -73,9 +73,13 @@ func ForType(t reflect.Type, v Vocabulary) (S, error) {
 		if _, done := defs[name]; done {
 			continue
 		}
-		// A struct type built from the type's fields is not the type, so
-		// its fields still refer to it while it is rendered in full.
-		d, err := derive(reflect.StructOf(fields(defType(v, name))), opts, v)
+		dt, ok := defType(v, name)
+		if !ok {
+			return nil, fmt.Errorf("schema: $ref to %q, which the vocabulary does not define", name)
+		}
+		// A struct type built from the type's exported fields is not the
+		// type, so its fields still refer to it while it is rendered in full.
+		d, err := derive(reflect.StructOf(exported(dt)), opts, v)
 		if err != nil {
 			return nil, fmt.Errorf("$defs %s: %w", name, err)
 		}
@@ -88,13 +92,13 @@ func ForType(t reflect.Type, v Vocabulary) (S, error) {
 	return root, nil
 }
 
-func defType(v Vocabulary, name string) reflect.Type {
+func defType(v Vocabulary, name string) (reflect.Type, bool) {
 	for t, n := range v.Defs {
 		if n == name {
-			return t
+			return t, true
 		}
 	}
-	panic("schema: $ref to an unnamed definition " + name) // refs come only from v.Defs
+	return nil, false
 }
 
 // refsIn lists the $defs names s refers to.
@@ -120,10 +124,13 @@ func refsIn(s S) []string {
 	return out
 }
 
-func fields(t reflect.Type) []reflect.StructField {
-	out := make([]reflect.StructField, t.NumField())
-	for i := range out {
-		out[i] = t.Field(i)
+// exported lists struct type t's exported fields, the ones JSON sees.
+func exported(t reflect.Type) []reflect.StructField {
+	var out []reflect.StructField
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() {
+			out = append(out, f)
+		}
 	}
 	return out
 }
@@ -186,15 +193,17 @@ func toMap(s *jsonschema.Schema) S {
 	if s.Items != nil {
 		m["items"] = toMap(s.Items)
 	}
-	for kw, v := range map[string]*float64{"minimum": s.Minimum, "maximum": s.Maximum} {
-		if v != nil {
-			m[kw] = *v
-		}
+	if s.Minimum != nil {
+		m["minimum"] = *s.Minimum
 	}
-	for kw, v := range map[string]*int{"minItems": s.MinItems, "maxItems": s.MaxItems} {
-		if v != nil {
-			m[kw] = *v
-		}
+	if s.Maximum != nil {
+		m["maximum"] = *s.Maximum
+	}
+	if s.MinItems != nil {
+		m["minItems"] = *s.MinItems
+	}
+	if s.MaxItems != nil {
+		m["maxItems"] = *s.MaxItems
 	}
 	return m
 }
@@ -202,16 +211,25 @@ func toMap(s *jsonschema.Schema) S {
 // tag is a field's parsed `schema` tag.
 type tag map[string]string
 
-func parseTag(s string) tag {
+// tagItems are the items a `schema` tag may hold (For).
+var tagItems = map[string]bool{
+	"min": true, "max": true, "itemmin": true, "itemmax": true, "itemdesc": true, "enum": true, "id": true,
+	"pattern": true, "default": true, "desc": true, "base64": true, "nullable": true, "optional": true,
+}
+
+func parseTag(s string) (tag, error) {
 	t := tag{}
 	if s == "" {
-		return t
+		return t, nil
 	}
 	for _, item := range strings.Split(s, ",") {
 		k, val, _ := strings.Cut(item, "=")
+		if !tagItems[k] {
+			return nil, fmt.Errorf("unknown schema tag item %q", k)
+		}
 		t[k] = val
 	}
-	return t
+	return t, nil
 }
 
 type tagger struct{ v Vocabulary }
@@ -262,7 +280,10 @@ func (tr *tagger) object(node S, t reflect.Type) error {
 		if !ok {
 			continue
 		}
-		tg := parseTag(f.Tag.Get("schema"))
+		tg, err := parseTag(f.Tag.Get("schema"))
+		if err != nil {
+			return fmt.Errorf("field %s: %w", f.Name, err)
+		}
 		if tg.has("optional") {
 			required = slices.DeleteFunc(required, func(r any) bool { return r == name })
 		}

@@ -60,11 +60,15 @@ func TestForRefusesUnknownNames(t *testing.T) {
 	type badPattern struct {
 		A string `json:"a" schema:"pattern=nope"`
 	}
+	type badItem struct {
+		A string `json:"a" schema:"mx=3"`
+	}
 	for name, f := range map[string]func() (S, error){
 		"enum":    func() (S, error) { return For[badEnum](Vocabulary{}) },
 		"bound":   func() (S, error) { return For[badBound](Vocabulary{}) },
 		"number":  func() (S, error) { return For[badNumber](Vocabulary{}) },
 		"pattern": func() (S, error) { return For[badPattern](Vocabulary{}) },
+		"item":    func() (S, error) { return For[badItem](Vocabulary{}) },
 	} {
 		if _, err := f(); err == nil || !strings.Contains(err.Error(), "A") {
 			t.Errorf("%s: err = %v, want one naming field A", name, err)
