@@ -45,6 +45,8 @@ type change struct {
 	Due     *int64  `json:"due,omitempty" schema:"min=0,max=@max_due"`
 }
 
+// changesIn is the compact input preview and apply share: one change
+// object whose fields serve different ops.
 type changesIn struct {
 	Changes []change `json:"changes" schema:"max=@max_changes"`
 }
@@ -155,8 +157,6 @@ func validateChanges(cs []change) error {
 // maxDue bounds a due date (Unix ms, the year 2286).
 const maxDue = 10_000_000_000_000
 
-// changesSchema is the compact input shared by preview and apply: one
-// change object whose fields serve different ops.
 // planOps returns the reviewed-edit operations in catalog order.
 func (o *Ops) planOps() []registry.Operation {
 	return []registry.Operation{o.previewNoteChanges(), o.applyNoteChanges(), o.undoNoteChanges()}
