@@ -39,9 +39,6 @@ type Config struct {
 	AvailabilityWait time.Duration
 	// MaxResponseBytes bounds one response body.
 	MaxResponseBytes int64
-	// OnWrite, when set, is called after every write Joplin accepted
-	// (a 2xx answer to POST, PUT or DELETE). It must not block.
-	OnWrite func()
 }
 
 // Defaults for Config's zero fields.
@@ -59,6 +56,8 @@ type Client struct {
 	http  *http.Client
 	cfg   Config
 	guard Guard
+	// observers are told of every accepted write (write.go).
+	observers []Observer
 }
 
 // Guard vets the Joplin behind the base URL (pkg/joplinid checks that it
@@ -276,8 +275,8 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	for {
 		body, sent, err := c.once(ctx, r)
 		if err == nil {
-			if r.isWrite() && c.cfg.OnWrite != nil {
-				c.cfg.OnWrite()
+			if r.isWrite() {
+				c.wrote(ctx, r, body)
 			}
 			return body, nil
 		}

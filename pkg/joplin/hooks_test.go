@@ -7,37 +7,75 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync/atomic"
 	"testing"
 	"time"
 )
 
-// TestOnWriteFollowsOnlyAcceptedWrites: the hook runs after a 2xx answer
-// to a write, never after a read or a refused write.
-func TestOnWriteFollowsOnlyAcceptedWrites(t *testing.T) {
+// TestObserversFollowOnlyAcceptedWrites: the observers run after a 2xx
+// answer to a write, never after a read or a refused write, and are told
+// what the write changed.
+func TestObserversFollowOnlyAcceptedWrites(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/refused" {
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write([]byte(`{"error":"no"}`))
 			return
 		}
-		w.Write([]byte(`{}`))
+		w.Write([]byte(`{"id":"n1","title":"t"}`))
 	}))
 	defer srv.Close()
 	p := filepath.Join(t.TempDir(), "tok")
 	os.WriteFile(p, []byte(secret), 0o600)
-	var writes atomic.Int32
-	c, err := New(Config{BaseURL: srv.URL, TokenFile: p, OnWrite: func() { writes.Add(1) }})
+	c, err := New(Config{BaseURL: srv.URL, TokenFile: p})
 	if err != nil {
 		t.Fatal(err)
 	}
+	var first, second []Write
+	c.Observe(func(_ context.Context, w Write) { first = append(first, w) })
+	c.Observe(func(_ context.Context, w Write) { second = append(second, w) })
 	ctx := context.Background()
 	c.Get(ctx, "/notes", nil, nil)
-	c.Write(ctx, "PUT", "/notes/x", nil, map[string]string{"title": "t"}, nil)
+	c.Write(ctx, "PUT", "/notes/n1", nil, map[string]string{"title": "t"}, nil)
 	c.Write(ctx, "DELETE", "/tags/x", nil, nil, nil)
 	c.Write(ctx, "POST", "/refused", nil, nil, nil)
-	if n := writes.Load(); n != 2 {
-		t.Errorf("OnWrite ran %d times, want 2 (the accepted PUT and DELETE)", n)
+	want := []Write{
+		{Kind: NoteSaved, ID: "n1", Answer: []byte(`{"id":"n1","title":"t"}`)},
+		{Kind: TagDeleted, ID: "x", Answer: []byte(`{"id":"n1","title":"t"}`)},
+	}
+	if !reflect.DeepEqual(first, want) || !reflect.DeepEqual(second, want) {
+		t.Errorf("observed %+v and %+v, want %+v (the accepted PUT and DELETE, to every observer)", first, second, want)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	answer := []byte(`{"id":"new"}`)
+	for _, c := range []struct {
+		method, path, body string
+		want               Write
+	}{
+		{"POST", "/notes", `{}`, Write{Kind: NoteSaved, ID: "new"}},
+		{"PUT", "/notes/n", `{}`, Write{Kind: NoteSaved, ID: "n"}},
+		{"DELETE", "/notes/n", ``, Write{Kind: NoteTrashed, ID: "n"}},
+		{"POST", "/folders", `{}`, Write{Kind: NotebookSaved, ID: "new"}},
+		{"PUT", "/folders/f", `{}`, Write{Kind: NotebookSaved, ID: "f"}},
+		{"DELETE", "/folders/f", ``, Write{Kind: NotebookTrashed, ID: "f"}},
+		{"POST", "/tags", `{}`, Write{Kind: TagSaved, ID: "new"}},
+		{"PUT", "/tags/t", `{}`, Write{Kind: TagSaved, ID: "t"}},
+		{"DELETE", "/tags/t", ``, Write{Kind: TagDeleted, ID: "t"}},
+		{"POST", "/tags/t/notes", `{"id":"n"}`, Write{Kind: TagLinked, ID: "t", NoteID: "n"}},
+		{"DELETE", "/tags/t/notes/n", ``, Write{Kind: TagUnlinked, ID: "t", NoteID: "n"}},
+		{"POST", "/resources", ``, Write{Kind: ResourceSaved, ID: "new"}},
+		{"PUT", "/resources/r", ``, Write{Kind: ResourceSaved, ID: "r"}},
+		{"DELETE", "/resources/r", ``, Write{Kind: ResourceDeleted, ID: "r"}},
+		{"POST", "/services/x", ``, Write{ID: "x"}},
+	} {
+		got := classify(request{method: c.method, path: c.path, body: []byte(c.body)}, answer)
+		got.Answer = nil
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s %s: %+v, want %+v", c.method, c.path, got, c.want)
+		}
 	}
 }
 

@@ -58,10 +58,10 @@ type Config struct {
 
 // Status is what joplin_status reports of the index.
 type Status struct {
-	State State `json:"state"`
-	Notes int   `json:"notes"`
+	State State `json:"state" schema:"enum=idle|building|ready|paused|failed"`
+	Notes int   `json:"notes" schema:"min=0,max=2147483648"`
 	// Error is the last indexing problem, while not Ready.
-	Error string `json:"error,omitempty"`
+	Error string `json:"error,omitempty" schema:"max=2000"`
 }
 
 // Indexer owns the index and its background loop.
@@ -88,8 +88,9 @@ type Indexer struct {
 	errMsg   string
 }
 
-// New returns an Indexer for Joplin client c. It does nothing until
-// Start, Search or a write hook is called.
+// New returns an Indexer for Joplin client c, which tells it of every
+// write made through c (Wrote). It does nothing until Start, Search or a
+// write.
 func New(c *joplin.Client, cfg Config) *Indexer {
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
@@ -103,7 +104,9 @@ func New(c *joplin.Client, cfg Config) *Indexer {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{})}
+	x := &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{})}
+	c.Observe(x.Wrote)
+	return x
 }
 
 // Start starts the background loop once; later calls do nothing.

@@ -27,7 +27,7 @@ type indexHarness struct {
 }
 
 // newIndexHarness runs the operations with a search index that polls
-// /events only once an hour: after its build, only the write hooks keep
+// /events only once an hour: after its build, only the write observer keeps
 // it fresh.
 func newIndexHarness(t *testing.T, built chan string) *indexHarness {
 	t.Helper()
@@ -177,7 +177,7 @@ func TestSearchFallsBackAndRejectsBadQueries(t *testing.T) {
 
 // TestWriteHooksAskJoplinNothingNew: with the index built, the scripted
 // agent task of TestAgentTaskJoplinRequests costs 7 Joplin requests (the
-// search is answered by the index): the write hooks take what the writes
+// search is answered by the index): the write observer takes what the writes
 // already know (update_note's answer, the tag created, the link made)
 // instead of re-reading notes, notebooks and tags. A tag made elsewhere
 // is read once when notebridge first links it; a deleted tag leaves the

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/schema"
 	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
@@ -22,32 +21,32 @@ func WithSyncState(r *syncstate.Reader) Option {
 // syncOut is the sync part of joplin_status.
 type syncOut struct {
 	Configured          bool       `json:"configured"`
-	Target              string     `json:"target,omitempty"`
-	State               string     `json:"state"`
-	LastSuccessAt       string     `json:"last_success_at,omitempty"`
-	LastAttemptAt       string     `json:"last_attempt_at,omitempty"`
-	NextSyncAt          string     `json:"next_sync_at,omitempty"`
-	ConsecutiveFailures int64      `json:"consecutive_failures"`
+	Target              string     `json:"target,omitempty" schema:"max=32"`
+	State               string     `json:"state" schema:"enum=unknown|disabled|starting|idle|syncing|error|config_error|needs_authorization"`
+	LastSuccessAt       string     `json:"last_success_at,omitempty" schema:"max=40"`
+	LastAttemptAt       string     `json:"last_attempt_at,omitempty" schema:"max=40"`
+	NextSyncAt          string     `json:"next_sync_at,omitempty" schema:"max=40"`
+	ConsecutiveFailures int64      `json:"consecutive_failures" schema:"min=0,max=9007199254740992"`
 	LastError           *syncError `json:"last_error,omitempty"`
 	E2EE                *e2eeOut   `json:"e2ee,omitempty"`
-	Message             string     `json:"message"`
+	Message             string     `json:"message" schema:"max=@max_sync_summary"`
 }
 
 type syncError struct {
-	Code    string `json:"code"`
-	Setting string `json:"setting,omitempty"`
-	Message string `json:"message"`
-	At      string `json:"at,omitempty"`
+	Code    string `json:"code" schema:"max=@max_sync_code"`
+	Setting string `json:"setting,omitempty" schema:"max=@max_sync_setting"`
+	Message string `json:"message" schema:"max=@max_sync_text"`
+	At      string `json:"at,omitempty" schema:"max=40"`
 }
 
 type e2eeOut struct {
 	Enabled           bool   `json:"enabled"`
 	MasterPasswordSet bool   `json:"master_password_set"`
 	PasswordOK        *bool  `json:"password_ok,omitempty"`
-	ItemsEncrypted    *int64 `json:"items_encrypted,omitempty"`
+	ItemsEncrypted    *int64 `json:"items_encrypted,omitempty" schema:"min=0,max=9007199254740992"`
 	// NotesEncrypted is counted by the bridge when the Joplin container
 	// reports no item count.
-	NotesEncrypted *int64 `json:"notes_encrypted,omitempty"`
+	NotesEncrypted *int64 `json:"notes_encrypted,omitempty" schema:"min=0,max=@max_conflicts"`
 }
 
 // Bounds of the texts copied from status.json into the answer.
@@ -56,34 +55,6 @@ const (
 	maxSyncCode    = 64
 	maxSyncSetting = 128
 )
-
-func syncSchema() schema.S {
-	when := func(d string) schema.S { return schema.String(d+" (RFC 3339).", 0, 40) }
-	return schema.Object("Sync of the Joplin profile with the person's sync target, as the Joplin container reports it.", map[string]any{
-		"configured": schema.Bool("Whether the Joplin container reports a sync state to this bridge."),
-		"target":     schema.String("Sync target kind: none, joplin-server, joplin-cloud, webdav, nextcloud, filesystem, s3, dropbox, onedrive.", 0, 32),
-		"state": schema.Enum("unknown: not reported, or the report cannot be read.",
-			"unknown", "disabled", "starting", "idle", "syncing", "error", "config_error", "needs_authorization"),
-		"last_success_at":      when("Last successful sync"),
-		"last_attempt_at":      when("Last sync attempt"),
-		"next_sync_at":         when("Next scheduled sync"),
-		"consecutive_failures": schema.Integer("", 0, 1<<53),
-		"last_error": schema.Object("Last sync failure.", map[string]any{
-			"code":    schema.String("SYNC_AUTH_FAILED, SYNC_UNREACHABLE, SYNC_BAD_URL, SYNC_CONFIG, SYNC_NEEDS_AUTHORIZATION, E2EE_WRONG_PASSWORD, E2EE_PASSWORD_MISSING or SYNC_FAILED.", 0, maxSyncCode),
-			"setting": schema.String("The setting to check.", 0, maxSyncSetting),
-			"message": schema.String("", 0, maxSyncText),
-			"at":      when("When"),
-		}, "code", "message"),
-		"e2ee": schema.Object("End-to-end encryption.", map[string]any{
-			"enabled":             schema.Bool(""),
-			"master_password_set": schema.Bool(""),
-			"password_ok":         schema.Bool("Whether the master password decrypts the data; absent when not known."),
-			"items_encrypted":     schema.Integer("Items still encrypted (not decrypted yet, or undecryptable); absent when not known.", 0, 1<<53),
-			"notes_encrypted":     schema.Integer("When items_encrypted is not known: notes Joplin holds still encrypted, counted up to 100 (unreadable until the master password is set right).", 0, MaxConflicts),
-		}, "enabled", "master_password_set"),
-		"message": schema.String("Summary.", 0, maxSyncText+200),
-	}, "configured", "state", "consecutive_failures", "message")
-}
 
 // syncStatus reads the shared sync state; it never fails the tool.
 func (o *Ops) syncStatus() *syncOut {
@@ -146,28 +117,18 @@ const MaxConflicts = 100
 
 // conflictsOut is the conflicts part of joplin_status.
 type conflictsOut struct {
-	Count     int            `json:"count"`
+	Count     int            `json:"count" schema:"min=0,max=@max_conflicts"`
 	Truncated bool           `json:"truncated"`
-	Copies    []conflictCopy `json:"copies"`
+	Copies    []conflictCopy `json:"copies" schema:"max=@max_copies_listed"`
 }
 
 type conflictCopy struct {
-	ID         string `json:"id"`
-	OriginalID string `json:"original_id"`
+	ID         string `json:"id" schema:"id"`
+	OriginalID string `json:"original_id" schema:"id"`
 }
 
 // maxCopiesListed bounds the copies joplin_status lists.
 const maxCopiesListed = 20
-
-func conflictsSchema() schema.S {
-	return schema.Object("Conflict copies: when a note changed both here and on another device between syncs, Joplin keeps the other device's version under the note's id and this profile's version as a conflict copy (is_conflict), which is never uploaded. Read a copy with get_note; merge it into the original with update_note, then trash the copy.", map[string]any{
-		"count":     schema.Integer("Conflict copies not in the trash.", 0, MaxConflicts),
-		"truncated": schema.Bool("There are more than count."),
-		"copies": schema.Array("", schema.Object("", map[string]any{
-			"id": schema.ID("The copy."), "original_id": schema.ID("The note it conflicts with; empty when unknown."),
-		}, "id", "original_id"), maxCopiesListed),
-	}, "count", "truncated", "copies")
-}
 
 // conflictCache holds the conflict copies by original note, read again
 // after every completed sync (the only time Joplin makes them) and by

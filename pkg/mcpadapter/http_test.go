@@ -19,18 +19,17 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"
 
 func testExecutor(t testing.TB) *executor.Executor {
 	t.Helper()
-	in := schema.Object("", map[string]any{"text": schema.String("Text.", 0, 100)}, "text")
-	out := schema.Object("", map[string]any{"echo": schema.String("Text.", 0, 100)}, "echo")
+	in := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":100}},"required":["text"],"additionalProperties":false}`)
+	out := json.RawMessage(`{"type":"object","properties":{"echo":{"type":"string","maxLength":100}},"required":["echo"],"additionalProperties":false}`)
 	reg, err := registry.New(registry.Operation{
 		Name: "echo_text", Title: "Echo", Description: "Echo text.", Toolset: "test",
-		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead,
+		InputSchema: in, OutputSchema: out, Effect: registry.EffectRead,
 		Exposure: []registry.Transport{registry.MCPStdio, registry.MCPHTTP},
 		Handler: registry.Typed(func(_ context.Context, in struct {
 			Text string `json:"text"`
@@ -56,7 +55,7 @@ func waitExecutor(t testing.TB, tr registry.Transport) (ex *executor.Executor, s
 	started, aborted = make(chan struct{}, 1), make(chan struct{}, 1)
 	reg, err := registry.New(registry.Operation{
 		Name: "wait", Title: "Wait", Description: "Wait.", Toolset: "test", Effect: registry.EffectRead,
-		InputSchema: schema.JSON(schema.Object("", map[string]any{})), OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Exposure: []registry.Transport{tr},
 		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
 			started <- struct{}{}

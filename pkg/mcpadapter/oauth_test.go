@@ -13,7 +13,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 
@@ -30,7 +29,7 @@ func (tt tokenTable) VerifyAccessToken(_ context.Context, tok string) (oauthrs.P
 // write); writes counts the write handler's runs.
 func notesExecutor(t *testing.T, writes *atomic.Int32) *executor.Executor {
 	t.Helper()
-	obj := schema.JSON(schema.Object("", map[string]any{}))
+	obj := json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 	mk := func(name string, eff registry.Effect) registry.Operation {
 		return registry.Operation{Name: name, Title: "T", Description: "D.", Toolset: "joplin", Effect: eff,
 			InputSchema: obj, OutputSchema: obj, Exposure: []registry.Transport{registry.MCPHTTP},

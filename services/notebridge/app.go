@@ -76,18 +76,19 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	syncState := syncstate.NewReader(c.SyncStateDir)
-	var requests *syncstate.Requester
-	jcfg := joplin.Config{
+	jc, err := joplin.New(joplin.Config{
 		BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
 		RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
-	}
-	if c.SyncStateDir != "" && !c.ReadOnly {
-		requests = syncstate.NewRequester(c.SyncStateDir, log)
-		jcfg.OnWrite = requests.Request
-	}
-	jc, err := joplin.New(jcfg)
+	})
 	if err != nil {
 		return nil, err
+	}
+	// Every write Joplin accepts asks for a sync; the search index (below)
+	// observes the same writes.
+	var requests *syncstate.Requester
+	if c.SyncStateDir != "" && !c.ReadOnly {
+		requests = syncstate.NewRequester(c.SyncStateDir, log)
+		jc.Observe(func(context.Context, joplin.Write) { requests.Request() })
 	}
 	limits := joplinops.DefaultLimits
 	limits.MaxResourceBytes = c.MaxResource
