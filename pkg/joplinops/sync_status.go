@@ -124,7 +124,7 @@ type conflictsOut struct {
 
 type conflictCopy struct {
 	ID         string `json:"id" schema:"id"`
-	OriginalID string `json:"original_id" schema:"id"`
+	OriginalID string `json:"original_id,omitempty" schema:"id,optional"`
 }
 
 // maxCopiesListed bounds the copies joplin_status lists.

@@ -279,3 +279,28 @@ func TestJoplinStatusCountsEncryptedNotes(t *testing.T) {
 		t.Errorf("reported by the container: %+v", e)
 	}
 }
+
+// TestConflictCopyWithoutOriginal: Joplin leaves conflict_original_id
+// empty for a copy whose original it no longer knows (older clients, a
+// deleted original); joplin_status still answers, listing the copy
+// without an original.
+func TestConflictCopyWithoutOriginal(t *testing.T) {
+	h := newSyncHarness(t, true)
+	h.writeStatus(t, `{"schema":1,"target":"webdav","state":"idle","completed_syncs":1}`)
+	var nb struct{ ID string }
+	h.call(t, "create_notebook", map[string]any{"title": "Inbox"}, &nb)
+	ctx := context.Background()
+	var cp struct{ ID string }
+	if err := h.c.Write(ctx, "POST", "/notes", nil, map[string]any{"title": "orphan", "body": "kept", "parent_id": nb.ID}, &cp); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.c.Write(ctx, "PUT", "/notes/"+cp.ID, nil, map[string]any{"is_conflict": 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.writeStatus(t, `{"schema":1,"target":"webdav","state":"idle","completed_syncs":2}`)
+	var st statusAnswer
+	h.call(t, "joplin_status", map[string]any{}, &st)
+	if st.Conflicts == nil || st.Conflicts.Count != 1 || st.Conflicts.Copies[0].ID != cp.ID || st.Conflicts.Copies[0].OriginalID != "" {
+		t.Errorf("status conflicts %+v", st.Conflicts)
+	}
+}
