@@ -12,10 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/ci/oauth-stack.sh
 
-if ! command -v npm >/dev/null 2>&1; then
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
-fi
-(cd deploy/ci/oauth-client && npm ci --no-audit --no-fund --silent)
+oauth_install_clients
 oauth_start_stack
 
 status=0
@@ -26,9 +23,5 @@ OAUTH_PASSPHRASE="$("$OAUTH_BIN" secrets show owner-passphrase --dir "$OAUTH_STA
 if [ -s "$OAUTH_WORK/serve.out" ]; then
   echo "oauth-e2e: mcp serve wrote to stdout" >&2; status=1
 fi
-if [ "$status" -ne 0 ]; then
-  echo "oauth-e2e: FAILED; the server's and Caddy's last log lines:" >&2
-  tail -n 20 "$OAUTH_WORK/serve.err" >&2
-  tail -n 5 "$OAUTH_WORK/caddy.log" >&2
-fi
+if [ "$status" -ne 0 ]; then oauth_report_failure oauth-e2e; fi
 exit "$status"

@@ -1,4 +1,5 @@
-# Sourced by deploy/ci/oauth-e2e.sh and deploy/ci/consent-chromium.sh:
+# Sourced by deploy/ci/oauth-e2e.sh, deploy/ci/mcp-remote.sh and
+# deploy/ci/consent-chromium.sh:
 # starts the fake Joplin, `notebridge mcp serve --oauth` for the public
 # origin https://$OAUTH_DOMAIN, and the host's Caddy with the repository's
 # Caddyfile (NOTEBRIDGE_PUBLISH_MCP=on) on a free HTTPS port. The domain is
@@ -17,6 +18,22 @@ oauth_cleanup() {
   rm -rf "$OAUTH_WORK"
 }
 trap oauth_cleanup EXIT
+
+# oauth_install_clients: Node and the pinned clients of deploy/ci/oauth-client.
+oauth_install_clients() {
+  if ! command -v npm >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+  fi
+  (cd deploy/ci/oauth-client && npm ci --no-audit --no-fund --silent)
+}
+
+# oauth_report_failure NAME: says NAME failed, with the server's and
+# Caddy's last log lines.
+oauth_report_failure() {
+  echo "$1: FAILED; the server's and Caddy's last log lines:" >&2
+  tail -n 20 "$OAUTH_WORK/serve.err" >&2
+  tail -n 5 "$OAUTH_WORK/caddy.log" >&2
+}
 
 oauth_free_port() {
   node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); })'

@@ -7,8 +7,10 @@
 #   docker compose build                      # the real Dockerfiles
 #   bash deploy/offline/stack-smoke.sh
 #
-# Uses its own compose project (default nbsmoke) and host ports (default
-# 18443 / 18080), so it does not touch a stack started by `docker compose up`.
+# Uses its own compose project (default nbsmoke), host ports (default
+# 18443 / 18080) and edge subnet (172.31.254.0/24; compose.yaml's default
+# is 172.31.253.0/24), so it does not touch a stack started by
+# `docker compose up`.
 # The project's containers, networks and volumes are removed at exit, pass or
 # fail. Tokens are never printed: they go to a private temp dir and reach curl
 # through a header file, not argv.
@@ -28,7 +30,9 @@
 # from its internal CA, NOTEBRIDGE_PUBLISH_MCP=on, NOTEBRIDGE_OAUTH=true),
 # and check 4 becomes: /mcp without a token -> 401 naming the resource
 # metadata; both metadata documents name https://notebridge.local; dynamic
-# registration -> 201; the owner passphrase hash is in the secrets volume.
+# registration -> 201; Caddy holds the edge address the bridge trusts as its
+# proxy and `notebridge oauth clients` lists the client; the owner
+# passphrase hash is in the secrets volume.
 #
 # Exit status: 0 when every check passed; 1 when a check failed (each is named
 # on stderr); 2 when the stack could not be started.
@@ -67,6 +71,8 @@ command -v jq >/dev/null 2>&1 || die "jq not found"
 unset COMPOSE_FILE COMPOSE_PROJECT_NAME COMPOSE_PROFILES NOTEBRIDGE_DOMAIN \
   NOTEBRIDGE_PUBLISH_MCP NOTEBRIDGE_JOPLIN_URL NOTEBRIDGE_ORIGIN NOTEBRIDGE_OAUTH
 export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
+# Two networks cannot share a subnet: Caddy's fixed address moves with it.
+export NOTEBRIDGE_EDGE_SUBNET=172.31.254.0/24 NOTEBRIDGE_EDGE_DYNAMIC=172.31.254.128/25 NOTEBRIDGE_CADDY_ADDR=172.31.254.2
 if [ "$OAUTH" = 1 ]; then
   export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
 fi
@@ -255,6 +261,14 @@ if [ "$OAUTH" = 1 ]; then
   if [ "$code" = 201 ] && jq -e '.client_id | length > 0' "$TMP/body" >/dev/null 2>&1; then
     pass "4d dynamic client registration: 201"
   else fail "4d-oauth-register" "(status $code: $(last_body))"; fi
+  # Issue 21: Caddy holds the edge address the bridge trusts as its proxy,
+  # and the operator's command sees the client just registered.
+  caddy_ip="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$(dc ps -q caddy | head -n1)" 2>/dev/null || true)"
+  trusted="$(docker inspect -f '{{range .Config.Env}}{{println .}}{{end}}' "$(dc ps -q bridge | head -n1)" 2>/dev/null | sed -n 's/^NOTEBRIDGE_TRUSTED_PROXIES=//p')"
+  if [ "${caddy_ip% }" = "$NOTEBRIDGE_CADDY_ADDR" ] && [ "$trusted" = "127.0.0.0/8,::1/128,$NOTEBRIDGE_CADDY_ADDR/32" ] &&
+     dc exec -T bridge notebridge oauth clients 2>/dev/null | grep -q '"nbsmoke"'; then
+    pass "4e Caddy at $NOTEBRIDGE_CADDY_ADDR is the bridge's trusted proxy; oauth clients lists the new client"
+  else fail "4e-oauth-proxy" "(caddy at '$caddy_ip', trusted '$trusted')"; fi
 else
   for method in GET POST; do
     code="$(req "$method" /mcp noauth)"

@@ -18,7 +18,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 const (
@@ -55,8 +54,8 @@ func (b *blocker) Release() { b.once.Do(func() { close(b.release) }) }
 // made arbitrarily large, and one that blocks until released.
 func toyRegistry(t *testing.T, b *blocker) *registry.Registry {
 	t.Helper()
-	in := schema.Object("", map[string]any{"size": schema.Integer("Result size.", 0, 1_000_000)})
-	out := schema.Object("", map[string]any{"id": schema.String("Id.", 0, 32), "pad": schema.String("Padding.", 0, 2_000_000)})
+	in := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"size":{"type":"integer","minimum":0,"maximum":1000000,"description":"Result size."}}}`)
+	out := json.RawMessage(`{"type":"object","additionalProperties":false,"properties":{"id":{"type":"string","maxLength":32,"description":"Id."},"pad":{"type":"string","maxLength":2000000,"description":"Padding."}}}`)
 	h := registry.Typed(func(_ context.Context, in struct {
 		Size int `json:"size"`
 	}) (any, error) {
@@ -64,21 +63,21 @@ func toyRegistry(t *testing.T, b *blocker) *registry.Registry {
 	})
 	all := []registry.Transport{registry.Actions, registry.MCPStdio}
 	reg, err := registry.New(
-		registry.Operation{Name: "read_pad", Title: "Read", Description: "Read.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: all, Handler: h},
-		registry.Operation{Name: "write_pad", Title: "Write", Description: "Write.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectCreate, Exposure: all, Handler: h},
-		registry.Operation{Name: "block_call", Title: "Block", Description: "Block.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: all,
+		registry.Operation{Name: "read_pad", Title: "Read", Description: "Read.", InputSchema: in, OutputSchema: out, Effect: registry.EffectRead, Exposure: all, Handler: h},
+		registry.Operation{Name: "write_pad", Title: "Write", Description: "Write.", InputSchema: in, OutputSchema: out, Effect: registry.EffectCreate, Exposure: all, Handler: h},
+		registry.Operation{Name: "block_call", Title: "Block", Description: "Block.", InputSchema: in, OutputSchema: out, Effect: registry.EffectRead, Exposure: all,
 			Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
 				b.held <- struct{}{}
 				<-b.release
 				return map[string]string{"id": "x"}, nil
 			}},
-		registry.Operation{Name: "conflict_pad", Title: "Conflict", Description: "Conflict.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectCreate, Exposure: all,
+		registry.Operation{Name: "conflict_pad", Title: "Conflict", Description: "Conflict.", InputSchema: in, OutputSchema: out, Effect: registry.EffectCreate, Exposure: all,
 			Handler: registry.Typed(func(_ context.Context, in struct {
 				Size int `json:"size"`
 			}) (any, error) {
 				return nil, duplicates(in.Size)
 			})},
-		registry.Operation{Name: "stdio_only", Title: "Hidden", Description: "Hidden.", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio}, Handler: h},
+		registry.Operation{Name: "stdio_only", Title: "Hidden", Description: "Hidden.", InputSchema: in, OutputSchema: out, Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio}, Handler: h},
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 
@@ -21,15 +20,14 @@ type echoIn struct {
 
 func testRegistry(t testing.TB, calls *atomic.Int32) *registry.Registry {
 	t.Helper()
-	in := schema.Object("", map[string]any{
-		"id":    schema.ID("id"),
-		"title": schema.String("title", 1, 10),
-		"n":     schema.Integer("n", 0, 5),
-		"deep":  schema.Array("x", schema.Array("y", schema.Integer("z", 0, 1), 4), 4),
-	}, "id")
-	out := schema.Object("", map[string]any{"id": schema.ID("id")}, "id")
+	in := json.RawMessage(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{
+		"id":{"type":"string","pattern":"^[0-9a-f]{32}$"},
+		"title":{"type":"string","minLength":1,"maxLength":10},
+		"n":{"type":"integer","minimum":0,"maximum":5},
+		"deep":{"type":"array","maxItems":4,"items":{"type":"array","maxItems":4,"items":{"type":"integer","minimum":0,"maximum":1}}}}}`)
+	out := json.RawMessage(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","minLength":32,"maxLength":32}}}`)
 	ops := []registry.Operation{
-		{Name: "echo_id", Title: "Echo", Description: "Echo id", InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out),
+		{Name: "echo_id", Title: "Echo", Description: "Echo id", InputSchema: in, OutputSchema: out,
 			Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio},
 			Handler: func(ctx context.Context, args json.RawMessage) (any, error) {
 				calls.Add(1)
@@ -136,7 +134,7 @@ func TestValidationProblemsNamePaths(t *testing.T) {
 func TestBusyBeyondMaxActive(t *testing.T) {
 	block := make(chan struct{})
 	started := make(chan struct{}, 1)
-	in := schema.JSON(schema.Object("", map[string]any{}))
+	in := json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 	r, err := registry.New(registry.Operation{Name: "wait_here", Title: "W", Description: "W", InputSchema: in, OutputSchema: in,
 		Effect: registry.EffectRead, Exposure: []registry.Transport{registry.MCPStdio},
 		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
@@ -169,8 +167,8 @@ func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 	var calls atomic.Int32
 	mk := func(name, toolset string, effect registry.Effect) registry.Operation {
 		return registry.Operation{Name: name, Title: "T", Description: "D", Toolset: toolset,
-			InputSchema:  schema.JSON(schema.Object("", map[string]any{})),
-			OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
+			InputSchema:  json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+			OutputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 			Effect:       effect, Exposure: []registry.Transport{registry.MCPHTTP, registry.Actions},
 			Handler: func(context.Context, json.RawMessage) (any, error) {
 				calls.Add(1)

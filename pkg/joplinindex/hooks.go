@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/searchindex"
 )
 
@@ -34,64 +35,88 @@ func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Opt
 	return hits, string(Ready), true, nil
 }
 
-// The hooks below run after notebridge's own writes, before the tool
-// answers, so that the next search sees the write. They take what the
-// write already knows (a note write's answer, a tag's id and title, a link)
-// and re-read from Joplin only what it does not tell (a note created or
-// trashed, a notebook change, a tag made elsewhere). A failure is logged,
-// never returned: the
-// write itself succeeded, and /events or the reconciliation pass repairs
-// the index later. Before the index is built they do nothing (the build
-// or the saved cursor covers the write).
+// Wrote keeps the index fresh after a write notebridge made: New has the
+// client tell it of every write Joplin accepted, which it handles before
+// the write returns, so the next search sees it. It takes what the write
+// already tells (a note write's answer, a tag's id and title, a link) and
+// re-reads from Joplin only what it does not (a note trashed or restored
+// without its body, a notebook change). A failure is logged, never
+// returned: the write itself succeeded, and /events or the reconciliation
+// pass repairs the index later. Before the index is built it does nothing
+// (the build or the saved cursor covers the write).
+func (x *Indexer) Wrote(ctx context.Context, w joplin.Write) {
+	switch w.Kind {
+	case joplin.NoteSaved:
+		x.noteWritten(ctx, w.ID, w.Answer)
+	case joplin.NoteTrashed:
+		x.notesChanged(ctx, w.ID)
+	case joplin.NotebookSaved:
+		x.foldersChanged(ctx)
+	case joplin.NotebookTrashed:
+		x.treeChanged(ctx)
+	case joplin.TagSaved:
+		x.tagSaved(ctx, w.Answer)
+	case joplin.TagDeleted:
+		x.tagDeleted(ctx, w.ID)
+	case joplin.TagLinked, joplin.TagUnlinked:
+		x.tagLinked(ctx, w.NoteID, w.ID, w.Kind == joplin.TagLinked)
+	}
+}
 
-// NotesChanged re-reads notes (created, updated, moved, trashed,
-// restored, tagged or untagged).
-func (x *Indexer) NotesChanged(ctx context.Context, ids ...string) {
+// notesChanged re-reads notes.
+func (x *Indexer) notesChanged(ctx context.Context, ids ...string) {
 	if ix := x.hookIndex(); ix != nil {
 		x.logHook("notes", x.refreshNotes(ctx, ix, ids))
 	}
 }
 
-// NoteWritten indexes a note from a write's answer (Joplin answers a PUT
-// with the whole note), keeping its tag links: no request to Joplin. An
-// answer without the note's body is re-read instead.
-func (x *Indexer) NoteWritten(ctx context.Context, answer []byte) {
+// noteWritten indexes note id from a write's answer (Joplin answers a
+// POST or PUT with the note as saved), keeping its tag links: no request
+// to Joplin. An answer without the note's body, or of a conflict copy, is
+// re-read instead.
+func (x *Indexer) noteWritten(ctx context.Context, id string, answer []byte) {
+	ix := x.hookIndex()
+	if ix == nil || id == "" {
+		return
+	}
+	var n struct {
+		joplin.Note
+		Body *string `json:"body"`
+	}
+	if err := json.Unmarshal(answer, &n); err != nil || n.ID != id || n.Body == nil || n.IsConflict != 0 {
+		x.logHook("notes", x.refreshNotes(ctx, ix, []string{id}))
+		return
+	}
+	n.Note.Body = *n.Body
+	x.logHook("notes", ix.PutNotes(ctx, []searchindex.Note{toIndex(n.Note, nil)}))
+}
+
+// tagSaved indexes a tag created or renamed, from the write's answer; an
+// answer without the tag's id and title has the tags read again.
+func (x *Indexer) tagSaved(ctx context.Context, answer []byte) {
 	ix := x.hookIndex()
 	if ix == nil {
 		return
 	}
-	var n struct {
-		apiNote
-		Body *string `json:"body"`
-	}
-	if err := json.Unmarshal(answer, &n); err != nil || n.ID == "" || n.Body == nil {
-		if n.ID != "" {
-			x.logHook("notes", x.refreshNotes(ctx, ix, []string{n.ID}))
-		}
+	var t idTitle
+	if err := json.Unmarshal(answer, &t); err != nil || t.ID == "" || t.Title == "" {
+		x.logHook("notebooks and tags", x.refreshFoldersTags(ctx, ix, false))
 		return
 	}
-	n.apiNote.Body = *n.Body
-	x.logHook("notes", ix.PutNotes(ctx, []searchindex.Note{n.toIndex(nil)}))
+	x.logHook("tag", ix.PutTag(ctx, searchindex.Tag{ID: t.ID, Title: t.Title}))
 }
 
-// TagSaved indexes a tag created or renamed through notebridge.
-func (x *Indexer) TagSaved(ctx context.Context, id, title string) {
-	if ix := x.hookIndex(); ix != nil {
-		x.logHook("tag", ix.PutTag(ctx, searchindex.Tag{ID: id, Title: title}))
-	}
-}
-
-// TagDeleted removes a tag deleted through notebridge, and its links.
-func (x *Indexer) TagDeleted(ctx context.Context, id string) {
+// tagDeleted removes a deleted tag and its links.
+func (x *Indexer) tagDeleted(ctx context.Context, id string) {
 	if ix := x.hookIndex(); ix != nil {
 		x.logHook("tag", ix.DeleteTag(ctx, id))
 	}
 }
 
-// TagLinked records a note tagged (linked) or untagged through notebridge.
-// A tag the index does not hold yet (made elsewhere) is read first, with
-// every other notebook and tag.
-func (x *Indexer) TagLinked(ctx context.Context, noteID, tagID string, linked bool) {
+// tagLinked records a note tagged (linked) or untagged. A tag the index
+// does not hold yet (made elsewhere) is read first, with every other
+// notebook and tag.
+func (x *Indexer) tagLinked(ctx context.Context, noteID, tagID string, linked bool) {
 	ix := x.hookIndex()
 	if ix == nil {
 		return
@@ -106,17 +131,16 @@ func (x *Indexer) TagLinked(ctx context.Context, noteID, tagID string, linked bo
 	x.logHook("tag link", err)
 }
 
-// FoldersChanged re-reads notebooks and tags (a rename or move of a
-// notebook, a tag's creation, rename or deletion) without the tag links.
-func (x *Indexer) FoldersChanged(ctx context.Context) {
+// foldersChanged re-reads notebooks and tags without the tag links.
+func (x *Indexer) foldersChanged(ctx context.Context) {
 	if ix := x.hookIndex(); ix != nil {
 		x.logHook("notebooks and tags", x.refreshFoldersTags(ctx, ix, false))
 	}
 }
 
-// TreeChanged re-reads notebooks and compares every note's stamps: a
-// notebook trashed or restored with the notes it holds.
-func (x *Indexer) TreeChanged(ctx context.Context) {
+// treeChanged re-reads notebooks and compares every note's stamps: a
+// notebook trashed with the notes it holds.
+func (x *Indexer) treeChanged(ctx context.Context) {
 	if ix := x.hookIndex(); ix != nil {
 		err := x.refreshFoldersTags(ctx, ix, false)
 		if err == nil {

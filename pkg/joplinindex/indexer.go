@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -44,7 +45,12 @@ type Config struct {
 	Reconcile time.Duration
 	// MaxNotes bounds a build (default 100,000).
 	MaxNotes int
-	Log      *slog.Logger
+	// SyncGeneration, when set, returns a number that changes after every
+	// sync the Joplin container completes (ok false: not known). A change
+	// makes the next poll re-read the tag links, which /events does not
+	// report, so notes tagged by a sync are found by tag within a poll.
+	SyncGeneration func() (gen int64, ok bool)
+	Log            *slog.Logger
 	// Applied, when set, is called after each batch of changes is applied
 	// (build done, events applied, reconciliation done): tests wait on it.
 	Applied func(what string)
@@ -52,10 +58,10 @@ type Config struct {
 
 // Status is what joplin_status reports of the index.
 type Status struct {
-	State State `json:"state"`
-	Notes int   `json:"notes"`
+	State State `json:"state" schema:"enum=idle|building|ready|paused|failed"`
+	Notes int   `json:"notes" schema:"min=0,max=2147483648"`
 	// Error is the last indexing problem, while not Ready.
-	Error string `json:"error,omitempty"`
+	Error string `json:"error,omitempty" schema:"max=2000"`
 }
 
 // Indexer owns the index and its background loop.
@@ -69,6 +75,9 @@ type Indexer struct {
 	opened     chan struct{}
 	openedOnce sync.Once
 
+	// rebuild asks the loop to build the index again from scratch.
+	rebuild atomic.Bool
+
 	mu sync.Mutex
 	ix *searchindex.Index
 	// servable: the index holds a complete build (it may lag during an
@@ -79,8 +88,9 @@ type Indexer struct {
 	errMsg   string
 }
 
-// New returns an Indexer for Joplin client c. It does nothing until
-// Start, Search or a write hook is called.
+// New returns an Indexer for Joplin client c, which tells it of every
+// write made through c (Wrote). It does nothing until Start, Search or a
+// write.
 func New(c *joplin.Client, cfg Config) *Indexer {
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
@@ -94,7 +104,9 @@ func New(c *joplin.Client, cfg Config) *Indexer {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{})}
+	x := &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{})}
+	c.Observe(x.Wrote)
+	return x
 }
 
 // Start starts the background loop once; later calls do nothing.
@@ -124,6 +136,16 @@ func (x *Indexer) Close() error {
 		return err
 	}
 	return nil
+}
+
+// Rebuild makes the loop build the index again from scratch: the Joplin
+// it mirrors was replaced by another (pkg/joplinid). Until the build is
+// done, search falls back to Joplin's own.
+func (x *Indexer) Rebuild() {
+	x.rebuild.Store(true)
+	x.mu.Lock()
+	x.servable = false
+	x.mu.Unlock()
 }
 
 // Status reports the index state and size.
@@ -187,8 +209,9 @@ func (x *Indexer) run(ctx context.Context) {
 	}
 	var lastReconcile time.Time
 	buildFailures := 0
+	syncs := &syncWatch{gen: x.cfg.SyncGeneration}
 	for {
-		err := x.step(ctx, ix, &lastReconcile)
+		err := x.step(ctx, ix, &lastReconcile, syncs)
 		if err != nil && searchindex.IsCorrupt(err) {
 			if ix = x.reopen(ctx, ix); ix == nil {
 				return
@@ -225,21 +248,37 @@ func (e *buildError) Error() string { return "build: " + e.err.Error() }
 func (e *buildError) Unwrap() error { return e.err }
 
 // step builds the index when it has no cursor; otherwise it applies the
-// changes /events reports and, when due, a reconciliation pass.
-func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile *time.Time) error {
+// changes /events reports, the tag links after a completed sync and, when
+// due, a reconciliation pass.
+func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile *time.Time, syncs *syncWatch) error {
 	cursor, err := ix.Meta(ctx, "cursor")
 	if err != nil {
 		return err
 	}
+	// Read before the events, so that they cover every note the sync
+	// applied by the time its tag links are read.
+	synced := syncs.changed()
+	if x.rebuild.Swap(false) {
+		cursor = ""
+	}
 	if cursor == "" {
 		if err := x.build(ctx, ix); err != nil {
+			syncs.retry()
 			return &buildError{err}
 		}
 		*lastReconcile = time.Now()
 		return nil
 	}
 	if err := x.pollEvents(ctx, ix, cursor); err != nil {
+		syncs.retry()
 		return fmt.Errorf("apply changes: %w", err)
+	}
+	if synced {
+		if err := x.refreshFoldersTags(ctx, ix, true); err != nil {
+			syncs.retry()
+			return fmt.Errorf("tag links after a sync: %w", err)
+		}
+		x.signal("synced")
 	}
 	if time.Since(*lastReconcile) >= x.cfg.Reconcile {
 		if err := x.reconcile(ctx, ix); err != nil {
@@ -253,6 +292,31 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 	}
 	return nil
 }
+
+// syncWatch notices a completed sync between two polls.
+type syncWatch struct {
+	gen  func() (int64, bool)
+	last int64
+	seen bool
+}
+
+// changed reports whether the sync generation moved since the last call
+// (the first value seen counts as a change: a sync may have completed
+// while the bridge was down).
+func (w *syncWatch) changed() bool {
+	if w.gen == nil {
+		return false
+	}
+	g, ok := w.gen()
+	if !ok || (w.seen && g == w.last) {
+		return false
+	}
+	w.last, w.seen = g, true
+	return true
+}
+
+// retry makes the next poll act on the generation again.
+func (w *syncWatch) retry() { w.seen = false }
 
 // open opens the index file, moving a corrupt or outdated one aside.
 func (x *Indexer) open(ctx context.Context) *searchindex.Index {

@@ -19,8 +19,10 @@ import (
 const token = "fake-joplin-token-0123456789"
 
 type env struct {
-	fake    *joplinfake.Server
-	c       *joplin.Client
+	fake *joplinfake.Server
+	// c is the indexer's client: its writes are notebridge's own; ext
+	// writes as another Joplin client would.
+	c, ext  *joplin.Client
 	applied chan string
 	path    string
 }
@@ -37,11 +39,15 @@ func newEnvAt(t *testing.T, dir string, cleanup func(func())) *env {
 	cleanup(srv.Close)
 	tf := filepath.Join(dir, "token")
 	os.WriteFile(tf, []byte(token), 0o600)
-	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
+	var clients [2]*joplin.Client
+	for i := range clients {
+		c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients[i] = c
 	}
-	return &env{fake: fake, c: c, applied: make(chan string, 1000), path: filepath.Join(dir, "search", "index.db")}
+	return &env{fake: fake, c: clients[0], ext: clients[1], applied: make(chan string, 1000), path: filepath.Join(dir, "search", "index.db")}
 }
 
 // start runs an Indexer polling every 5 ms; reconcile is the
@@ -71,14 +77,26 @@ func (e *env) wait(t *testing.T, what string) {
 	}
 }
 
+// write writes as another client would: the indexer is not told.
 func (e *env) write(t *testing.T, method, path string, body any) map[string]any {
+	t.Helper()
+	return writeWith(t, e.ext, method, path, body)
+}
+
+// own writes through the indexer's client, as notebridge's operations do.
+func (e *env) own(t *testing.T, method, path string, body any) map[string]any {
+	t.Helper()
+	return writeWith(t, e.c, method, path, body)
+}
+
+func writeWith(t *testing.T, c *joplin.Client, method, path string, body any) map[string]any {
 	t.Helper()
 	var out map[string]any
 	var dst any = &out
 	if method == "DELETE" {
 		dst = nil
 	}
-	if err := e.c.Write(context.Background(), method, path, nil, body, dst); err != nil {
+	if err := c.Write(context.Background(), method, path, nil, body, dst); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -121,12 +139,10 @@ func TestBuildEventsHooksReconcile(t *testing.T) {
 	if got := find(t, x, "kiwi"); got != "alpha,beta" {
 		t.Fatalf("after an external create: %q", got)
 	}
-	// Tag links are not in /events: a hook (own write) or the
-	// reconciliation pass brings them.
-	tag := e.write(t, "POST", "/tags", map[string]any{"title": "fruit"})
-	e.write(t, "POST", "/tags/"+tag["id"].(string)+"/notes", map[string]any{"id": n2["id"]})
-	x.FoldersChanged(context.Background())
-	x.NotesChanged(context.Background(), n2["id"].(string))
+	// Tag links are not in /events: the write observer (own write) or
+	// the reconciliation pass brings them.
+	tag := e.own(t, "POST", "/tags", map[string]any{"title": "fruit"})
+	e.own(t, "POST", "/tags/"+tag["id"].(string)+"/notes", map[string]any{"id": n2["id"]})
 	if got := find(t, x, "tag:fruit"); got != "beta" {
 		t.Fatalf("after tagging through the hook: %q", got)
 	}

@@ -13,27 +13,14 @@ import (
 	"github.com/notebridge/notebridge/pkg/searchindex"
 )
 
-const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,user_created_time,user_updated_time,deleted_time"
+const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,user_created_time,user_updated_time,deleted_time,is_conflict"
 
-// apiNote is a note as the Data API returns it.
-type apiNote struct {
-	ID            string `json:"id"`
-	ParentID      string `json:"parent_id"`
-	Title         string `json:"title"`
-	Body          string `json:"body"`
-	IsTodo        int    `json:"is_todo"`
-	TodoDue       int64  `json:"todo_due"`
-	TodoCompleted int64  `json:"todo_completed"`
-	Created       int64  `json:"user_created_time"`
-	Updated       int64  `json:"user_updated_time"`
-	DeletedTime   int64  `json:"deleted_time"`
-}
-
-func (n apiNote) toIndex(tags []string) searchindex.Note {
+// toIndex is n as the index holds it.
+func toIndex(n joplin.Note, tags []string) searchindex.Note {
 	return searchindex.Note{
 		ID: n.ID, ParentID: n.ParentID, Title: n.Title, Body: n.Body, IsTodo: n.IsTodo != 0,
-		TodoDue: n.TodoDue, TodoCompleted: n.TodoCompleted, CreatedTime: n.Created,
-		UpdatedTime: n.Updated, Deleted: n.DeletedTime, TagIDs: tags,
+		TodoDue: n.TodoDue, TodoCompleted: n.TodoCompleted, CreatedTime: n.UserCreatedTime,
+		UpdatedTime: n.UserUpdatedTime, Deleted: n.DeletedTime, TagIDs: tags,
 	}
 }
 
@@ -95,10 +82,10 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 	}
 	n := 0
 	q := url.Values{"fields": {noteFields}, "include_deleted": {"1"}, "order_by": {"created_time"}, "order_dir": {"ASC"}}
-	err := joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []apiNote) error {
+	err := joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []joplin.Note) error {
 		batch := make([]searchindex.Note, len(notes))
 		for i, it := range notes {
-			batch[i] = it.toIndex(nil)
+			batch[i] = toIndex(it, nil)
 		}
 		if err := ix.PutNotes(ctx, batch); err != nil {
 			return err
@@ -219,9 +206,9 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 	var put []searchindex.Note
 	var gone []string
 	for _, id := range ids {
-		var n apiNote
+		var n joplin.Note
 		err := x.c.Get(ctx, "/notes/"+id, url.Values{"fields": {noteFields}}, &n)
-		if isNotFound(err) {
+		if isNotFound(err) || (err == nil && n.IsConflict != 0) {
 			gone = append(gone, id)
 			continue
 		}
@@ -236,7 +223,7 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 		for _, t := range tags {
 			tagIDs = append(tagIDs, t.ID)
 		}
-		put = append(put, n.toIndex(tagIDs))
+		put = append(put, toIndex(n, tagIDs))
 	}
 	if err := ix.PutNotes(ctx, put); err != nil {
 		return err
@@ -281,10 +268,10 @@ func (x *Indexer) syncStamps(ctx context.Context, ix *searchindex.Index) error {
 	past := errors.New("past the index's bound")
 	q := url.Values{"fields": {"id,parent_id,user_updated_time,deleted_time"}, "include_deleted": {"1"},
 		"order_by": {"created_time"}, "order_dir": {"ASC"}}
-	err = joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []apiNote) error {
+	err = joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []joplin.Note) error {
 		for _, n := range notes {
 			s, ok := have[n.ID]
-			if !ok || s.ParentID != n.ParentID || s.UpdatedTime != n.Updated || s.Deleted != n.DeletedTime {
+			if !ok || s.ParentID != n.ParentID || s.UpdatedTime != n.UserUpdatedTime || s.Deleted != n.DeletedTime {
 				stale = append(stale, n.ID)
 			}
 			delete(have, n.ID)

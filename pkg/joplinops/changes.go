@@ -35,19 +35,27 @@ var changeOps = append(append([]string{}, noteedit.Ops...), opTitle, opMove, opT
 // change is one item of a plan request. Which fields an op uses is checked
 // by validateChanges, not by the (deliberately compact) schema.
 type change struct {
-	Note    string  `json:"note"`
-	Op      string  `json:"op"`
-	Find    *string `json:"find,omitempty"`
-	Heading *string `json:"heading,omitempty"`
-	Text    *string `json:"text,omitempty"`
-	Count   *int    `json:"count,omitempty"`
-	Target  *string `json:"target,omitempty"`
-	Due     *int64  `json:"due,omitempty"`
+	Note    string  `json:"note" schema:"max=32"`
+	Op      string  `json:"op" schema:"enum=@change_op"`
+	Find    *string `json:"find,omitempty" schema:"max=@max_body"`
+	Heading *string `json:"heading,omitempty" schema:"max=500"`
+	Text    *string `json:"text,omitempty" schema:"max=@max_body"`
+	Count   *int    `json:"count,omitempty" schema:"min=1,max=1000"`
+	Target  *string `json:"target,omitempty" schema:"max=32"`
+	Due     *int64  `json:"due,omitempty" schema:"min=0,max=@max_due"`
 }
 
+// changesIn is the compact input preview and apply share: one change
+// object whose fields serve different ops.
 type changesIn struct {
-	Changes    []change `json:"changes"`
-	PlanDigest string   `json:"plan_digest"`
+	Changes []change `json:"changes" schema:"max=@max_changes"`
+}
+
+// changesApplyIn is what apply_note_changes takes: the previewed changes
+// and the preview's plan_digest.
+type changesApplyIn struct {
+	changesIn
+	PlanDigest string `json:"plan_digest" schema:"max=64"`
 }
 
 // opFields names, per op, the fields it needs (required) and may take.
@@ -149,82 +157,29 @@ func validateChanges(cs []change) error {
 // maxDue bounds a due date (Unix ms, the year 2286).
 const maxDue = 10_000_000_000_000
 
-// changesSchema is the compact input shared by preview and apply: one
-// change object whose fields serve different ops.
-func changesSchema(apply bool) schema.S {
-	str := func(max int) schema.S { return schema.String("", 0, max) }
-	item := schema.Object("", map[string]any{
-		"note":    str(32),
-		"op":      schema.Enum("", changeOps...),
-		"find":    str(MaxBodyChars),
-		"heading": str(500),
-		"text":    str(MaxBodyChars),
-		"count":   schema.Integer("", 1, 1000),
-		"target":  str(32),
-		"due":     schema.Integer("", 0, maxDue),
-	}, "note", "op")
-	props := map[string]any{"changes": schema.Array("", item, maxChanges)}
-	req := []string{"changes"}
-	if apply {
-		props["plan_digest"] = str(64)
-		req = append(req, "plan_digest")
-	}
-	return schema.Object("", props, req...)
-}
-
 // planOps returns the reviewed-edit operations in catalog order.
 func (o *Ops) planOps() []registry.Operation {
 	return []registry.Operation{o.previewNoteChanges(), o.applyNoteChanges(), o.undoNoteChanges()}
 }
 
 func (o *Ops) previewNoteChanges() registry.Operation {
-	note := schema.Object("", map[string]any{
-		"id":           schema.String("", 0, 32),
-		"updated_time": timeSchema,
-		"diff":         schema.String("", 0, maxPlanDiffBytes),
-		"cut":          schema.Integer("", 0, 1<<31),
-	}, "id", "updated_time", "diff", "cut")
-	out := schema.Object("", map[string]any{
-		"status":      schema.Enum("", "applicable", "noop", "rejected"),
-		"plan_digest": schema.String("", 0, 64),
-		"notes":       schema.Array("", note, MaxPlanNotes),
-		"problems":    schema.Array("", schema.String("", 0, 1000), maxChanges+MaxPlanNotes),
-	}, "status", "notes", "problems")
 	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (expected matches, default 1); sections heading (+text); append, prepend, title text; move, tag, untag target id; due due (Unix ms, 0 clears). Returns diffs and plan_digest."
-	return op("preview_note_changes", "Preview note changes", desc, registry.EffectRead, changesSchema(false), out,
-		registry.Func(o.doPreview))
+	return registry.Define(o.meta("preview_note_changes", "Preview note changes", desc, registry.EffectRead), o.doPreview)
 }
 
 func (o *Ops) applyNoteChanges() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"status":     schema.Enum("", "applied", "replayed", "completed", "noop"),
-		"receipt_id": schema.String("", 0, 64),
-		"written":    schema.Integer("", 0, MaxPlanNotes),
-	}, "status", "receipt_id", "written")
 	desc := "Apply a preview: same changes plus plan_digest; PLAN_MISMATCH if a note changed. Returns receipt_id; a retry replays or completes it."
-	return op("apply_note_changes", "Apply note changes", desc, registry.EffectUpdate, changesSchema(true), out,
-		registry.Func(o.doApply))
+	return registry.Define(o.meta("apply_note_changes", "Apply note changes", desc, registry.EffectUpdate), o.doApply)
 }
 
 type undoIn struct {
-	ReceiptID   string `json:"receipt_id"`
-	RestoreRest bool   `json:"restore_rest"`
+	ReceiptID   string `json:"receipt_id" schema:"min=1,max=64"`
+	RestoreRest bool   `json:"restore_rest,omitempty"`
 }
 
 func (o *Ops) undoNoteChanges() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"receipt_id":   schema.String("", 1, 64),
-		"restore_rest": schema.Bool(""),
-	}, "receipt_id")
-	out := schema.Object("", map[string]any{
-		"status":     schema.Enum("", "undone", "replayed"),
-		"receipt_id": schema.String("", 0, 64),
-		"restored":   schema.Integer("", 0, MaxPlanNotes),
-		"skipped":    schema.Array("", schema.String("", 0, 32), MaxPlanNotes),
-	}, "status", "receipt_id", "restored", "skipped")
 	desc := "Undo a receipt; notes changed since give UNDO_CONFLICT unless restore_rest."
-	return op("undo_note_changes", "Undo note changes", desc, registry.EffectUpdate, in, out,
-		registry.Func(o.doUndo))
+	return registry.Define(o.meta("undo_note_changes", "Undo note changes", desc, registry.EffectUpdate), o.doUndo)
 }
 
 // doPreview builds the plan from the current notes and writes nothing.

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"path/filepath"
 	"slices"
 
@@ -27,9 +28,9 @@ func ReceiptDir(dir, endpoint string) string {
 }
 
 type applyOut struct {
-	Status    string `json:"status"`
-	ReceiptID string `json:"receipt_id"`
-	Written   int    `json:"written"`
+	Status    string `json:"status" schema:"enum=applied|replayed|completed|noop"`
+	ReceiptID string `json:"receipt_id" schema:"max=64"`
+	Written   int    `json:"written" schema:"min=0,max=@max_plan_notes"`
 }
 
 func (o *Ops) receiptStore() (*notereceipt.Store, error) {
@@ -44,7 +45,7 @@ func (o *Ops) receiptStore() (*notereceipt.Store, error) {
 // otherwise the plan is rebuilt from the current notes and must match the
 // digest, its receipt is made durable, and each changed note is written
 // once, compare-and-swap on its updated_time.
-func (o *Ops) doApply(ctx context.Context, in changesIn) (applyOut, error) {
+func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) {
 	if err := validateChanges(in.Changes); err != nil {
 		return applyOut{}, err
 	}
@@ -142,7 +143,6 @@ func (o *Ops) mismatch(p *plan, digest string) error {
 func (o *Ops) writeNotes(ctx context.Context, st *notereceipt.Store, rec *notereceipt.Receipt, resume bool) error {
 	var written []string
 	// One index update for every note written, also when a later one fails.
-	defer func() { o.indexNotes(ctx, written...) }()
 	for _, n := range rec.Notes {
 		if rec.Written[n.ID] {
 			continue
@@ -208,7 +208,7 @@ func (o *Ops) writeNote(ctx context.Context, n notereceipt.Note, putFields bool,
 		}
 	}
 	if len(req) > 0 {
-		var written apiNote
+		var written joplin.Note
 		if err := o.c.Write(ctx, "PUT", "/notes/"+n.ID, nil, req, &written); err != nil {
 			return 0, withObjectID(err, n.ID)
 		}
@@ -267,10 +267,10 @@ func (o *Ops) partial(rec *notereceipt.Receipt, id string, err error) error {
 }
 
 type undoOut struct {
-	Status    string   `json:"status"`
-	ReceiptID string   `json:"receipt_id"`
-	Restored  int      `json:"restored"`
-	Skipped   []string `json:"skipped"`
+	Status    string   `json:"status" schema:"enum=undone|replayed"`
+	ReceiptID string   `json:"receipt_id" schema:"max=64"`
+	Restored  int      `json:"restored" schema:"min=0,max=@max_plan_notes"`
+	Skipped   []string `json:"skipped" schema:"max=@max_plan_notes,itemmax=32"`
 }
 
 // doUndo restores the pre-images of a receipt's notes that are still as the

@@ -46,7 +46,7 @@ type plan struct {
 	Digest   string
 }
 
-func stateOf(n apiNote, tags []string) notereceipt.State {
+func stateOf(n joplin.Note, tags []string) notereceipt.State {
 	return notereceipt.State{Title: n.Title, Body: n.Body, NotebookID: n.ParentID, IsTodo: n.IsTodo == 1, TodoDue: n.TodoDue, Tags: tags}
 }
 
@@ -74,15 +74,15 @@ func (o *Ops) noteTags(ctx context.Context, id string) ([]string, error) {
 }
 
 // readState reads a note's current state; tags are read when withTags.
-func (o *Ops) readState(ctx context.Context, id string, withTags bool) (apiNote, notereceipt.State, error) {
+func (o *Ops) readState(ctx context.Context, id string, withTags bool) (joplin.Note, notereceipt.State, error) {
 	n, err := o.loadNote(ctx, id, planNoteFields)
 	if err != nil {
-		return apiNote{}, notereceipt.State{}, err
+		return joplin.Note{}, notereceipt.State{}, err
 	}
 	var tags []string
 	if withTags {
 		if tags, err = o.noteTags(ctx, id); err != nil {
-			return apiNote{}, notereceipt.State{}, err
+			return joplin.Note{}, notereceipt.State{}, err
 		}
 	}
 	return n, stateOf(n, tags), nil
@@ -272,17 +272,17 @@ func requestDigest(cs []change) string {
 }
 
 type previewNote struct {
-	ID          string `json:"id"`
-	UpdatedTime int64  `json:"updated_time"`
-	Diff        string `json:"diff"`
-	Cut         int    `json:"cut"`
+	ID          string `json:"id" schema:"max=32"`
+	UpdatedTime int64  `json:"updated_time" schema:"min=0,max=9007199254740992"`
+	Diff        string `json:"diff" schema:"max=@max_plan_diff"`
+	Cut         int    `json:"cut" schema:"min=0,max=2147483648"`
 }
 
 type previewOut struct {
-	Status     string        `json:"status"`
-	PlanDigest string        `json:"plan_digest,omitempty"`
-	Notes      []previewNote `json:"notes"`
-	Problems   []string      `json:"problems"`
+	Status     string        `json:"status" schema:"enum=applicable|noop|rejected"`
+	PlanDigest string        `json:"plan_digest,omitempty" schema:"max=64"`
+	Notes      []previewNote `json:"notes" schema:"max=@max_plan_notes"`
+	Problems   []string      `json:"problems" schema:"max=@max_problems,itemmax=1000"`
 }
 
 // preview renders p: per changed note its base updated_time and a diff of

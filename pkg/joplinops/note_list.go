@@ -10,24 +10,23 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type listNotesIn struct {
-	NotebookID     string `json:"notebook_id"`
-	TagID          string `json:"tag_id"`
-	ResourceID     string `json:"resource_id"`
-	IncludeTrashed bool   `json:"include_trashed"`
-	IncludeBody    bool   `json:"include_body"`
-	OrderBy        string `json:"order_by"`
-	OrderDir       string `json:"order_dir"`
-	Limit          int    `json:"limit"`
-	Page           int    `json:"page"`
+	NotebookID     string `json:"notebook_id,omitempty" jsonschema:"Direct children only." schema:"id"`
+	TagID          string `json:"tag_id,omitempty" schema:"id"`
+	ResourceID     string `json:"resource_id,omitempty" schema:"id"`
+	IncludeTrashed bool   `json:"include_trashed,omitempty"`
+	IncludeBody    bool   `json:"include_body,omitempty"`
+	OrderBy        string `json:"order_by,omitempty" schema:"enum=updated_time|created_time|title,default=updated_time"`
+	OrderDir       string `json:"order_dir,omitempty" schema:"enum=asc|desc,default=desc"`
+	Limit          int    `json:"limit,omitempty" schema:"min=1,max=100,default=50"`
+	Page           int    `json:"page,omitempty" schema:"min=1,max=@max_page"`
 }
 
 type listNotesOut struct {
-	Notes   []Note `json:"notes"`
-	Page    int    `json:"page"`
+	Notes   []Note `json:"notes" schema:"max=100"`
+	Page    int    `json:"page" schema:"min=1,max=@max_page"`
 	HasMore bool   `json:"has_more"`
 }
 
@@ -35,24 +34,8 @@ type listNotesOut struct {
 const MaxPage = 100_000
 
 func (o *Ops) listNotes() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"notebook_id":     schema.ID("Direct children only."),
-		"tag_id":          schema.ID(""),
-		"resource_id":     schema.ID(""),
-		"include_trashed": schema.Bool(""),
-		"include_body":    schema.Bool(""),
-		"order_by":        schema.Default(schema.Enum("", "updated_time", "created_time", "title"), "updated_time"),
-		"order_dir":       schema.Default(schema.Enum("", "asc", "desc"), "desc"),
-		"limit":           schema.Default(schema.Integer("", 1, 100), 50),
-		"page":            schema.Integer("", 1, MaxPage),
-	})
-	out := schema.Object("", map[string]any{
-		"notes":    schema.Array("Notes on this page.", noteSchema(), 100),
-		"page":     schema.Integer("This page.", 1, MaxPage),
-		"has_more": schema.Bool("Whether a later page may hold more notes."),
-	}, "notes", "page", "has_more")
 	desc := "List notes, optionally in one notebook, with one tag or linking to one resource (one filter at most). Paged; bodies only when asked."
-	return op("list_notes", "List notes", desc, registry.EffectRead, in, out, registry.Func(o.doListNotes))
+	return registry.Define(o.meta("list_notes", "List notes", desc, registry.EffectRead), o.doListNotes)
 }
 
 func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, error) {
@@ -82,7 +65,7 @@ func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, er
 		fields += ",body"
 	}
 	var (
-		rows []apiNote
+		rows []joplin.Note
 		err  error
 	)
 	switch {
@@ -93,19 +76,19 @@ func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, er
 			return listNotesOut{}, err
 		}
 		// The notebook's own note list hides trashed notes: scan.
-		rows, err = o.collectNotes(ctx, fields, func(n apiNote) bool { return n.ParentID == in.NotebookID })
+		rows, err = o.collectNotes(ctx, fields, func(n joplin.Note) bool { return n.ParentID == in.NotebookID })
 	case in.TagID != "":
 		// Joplin loads a tag's notes in memory, and its sort of them is not
 		// a total order (the comparator never answers "after"): every page
 		// is read, then sorted and paged here.
-		rows, err = joplin.ListAll[apiNote](ctx, o.c, "/tags/"+in.TagID+"/notes", url.Values{"fields": {fields}}, o.limits.MaxScan)
+		rows, err = joplin.ListAll[joplin.Note](ctx, o.c, "/tags/"+in.TagID+"/notes", url.Values{"fields": {fields}}, o.limits.MaxScan)
 		err = missing(err, "tag", in.TagID)
 	case in.ResourceID != "":
 		if err := o.c.Get(ctx, "/resources/"+in.ResourceID, url.Values{"fields": {"id"}}, nil); err != nil {
 			return listNotesOut{}, missing(err, "resource", in.ResourceID)
 		}
 		needle := ":/" + in.ResourceID
-		rows, err = o.collectNotes(ctx, fields+",body", func(n apiNote) bool { return containsLink(n.Body, needle) })
+		rows, err = o.collectNotes(ctx, fields+",body", func(n joplin.Note) bool { return containsLink(n.Body, needle) })
 		if !in.IncludeBody {
 			for i := range rows {
 				rows[i].Body = ""
@@ -121,9 +104,9 @@ func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, er
 }
 
 // collectNotes scans every note and keeps those keep accepts.
-func (o *Ops) collectNotes(ctx context.Context, fields string, keep func(apiNote) bool) ([]apiNote, error) {
-	var out []apiNote
-	err := o.scanNotes(ctx, fields, func(n apiNote) {
+func (o *Ops) collectNotes(ctx context.Context, fields string, keep func(joplin.Note) bool) ([]joplin.Note, error) {
+	var out []joplin.Note
+	err := o.scanNotes(ctx, fields, func(n joplin.Note) {
 		if keep(n) {
 			out = append(out, n)
 		}
@@ -160,27 +143,27 @@ func (o *Ops) joplinPage(ctx context.Context, path string, in listNotesIn, field
 	if in.IncludeTrashed {
 		q.Set("include_deleted", "1")
 	}
-	var p joplin.Page[apiNote]
+	var p joplin.Page[joplin.Note]
 	if err := o.c.Get(ctx, path, q, &p); err != nil {
 		return listNotesOut{}, err
 	}
 	out := listNotesOut{Notes: make([]Note, 0, len(p.Items)), Page: in.Page, HasMore: p.HasMore}
 	for _, n := range p.Items {
-		out.Notes = append(out.Notes, n.toNote(in.IncludeBody))
+		out.Notes = append(out.Notes, toNote(n, in.IncludeBody))
 	}
 	return out, nil
 }
 
 // pageLocally filters trashed notes, sorts and pages rows the bridge
 // collected itself.
-func pageLocally(rows []apiNote, in listNotesIn) listNotesOut {
+func pageLocally(rows []joplin.Note, in listNotesIn) listNotesOut {
 	kept := rows[:0]
 	for _, n := range rows {
 		if in.IncludeTrashed || n.DeletedTime == 0 {
 			kept = append(kept, n)
 		}
 	}
-	less := func(a, b apiNote) bool {
+	less := func(a, b joplin.Note) bool {
 		switch in.OrderBy {
 		case "title":
 			return NormalizeTitle(a.Title) < NormalizeTitle(b.Title)
@@ -198,7 +181,7 @@ func pageLocally(rows []apiNote, in listNotesIn) listNotesOut {
 	start, end := pageBounds(in.Page, in.Limit, len(kept))
 	out := listNotesOut{Notes: make([]Note, 0, end-start), Page: in.Page, HasMore: end < len(kept)}
 	for _, n := range kept[start:end] {
-		out.Notes = append(out.Notes, n.toNote(in.IncludeBody))
+		out.Notes = append(out.Notes, toNote(n, in.IncludeBody))
 	}
 	return out
 }

@@ -3,18 +3,18 @@ package joplinops
 import (
 	"context"
 	"encoding/json"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // loadNote reads one note (trashed or not) with the given fields.
-func (o *Ops) loadNote(ctx context.Context, id, fields string) (apiNote, error) {
-	var n apiNote
+func (o *Ops) loadNote(ctx context.Context, id, fields string) (joplin.Note, error) {
+	var n joplin.Note
 	if err := o.c.Get(ctx, "/notes/"+id, url.Values{"fields": {fields}}, &n); err != nil {
-		return apiNote{}, missing(err, "note", id)
+		return joplin.Note{}, missing(err, "note", id)
 	}
 	return n, nil
 }
@@ -46,22 +46,22 @@ func (o *Ops) liveNotebook(ctx context.Context, id string) error {
 }
 
 type updateNoteIn struct {
-	ID            string  `json:"id"`
-	Title         *string `json:"title"`
-	Body          *string `json:"body"`
-	NotebookID    *string `json:"notebook_id"`
-	IsTodo        *bool   `json:"is_todo"`
-	TodoDue       *int64  `json:"todo_due"`
-	TodoCompleted *int64  `json:"todo_completed"`
-	ReturnNote    bool    `json:"return_note"`
+	ID            string  `json:"id" schema:"id"`
+	Title         *string `json:"title,omitempty" schema:"min=1,max=500"`
+	Body          *string `json:"body,omitempty" jsonschema:"Replaces the whole body." schema:"max=@max_body"`
+	NotebookID    *string `json:"notebook_id,omitempty" jsonschema:"Moves the note." schema:"id"`
+	IsTodo        *bool   `json:"is_todo,omitempty"`
+	TodoDue       *int64  `json:"todo_due,omitempty" jsonschema:"Unix ms; 0 = none." schema:"min=0,max=9007199254740992"`
+	TodoCompleted *int64  `json:"todo_completed,omitempty" jsonschema:"Unix ms; 0 = none." schema:"min=0,max=9007199254740992"`
+	ReturnNote    bool    `json:"return_note,omitempty" jsonschema:"Also return the updated note, body included (one more Joplin read)."`
 }
 
 // updateNoteOut is what an agent needs to go on after an update: not an
 // echo of the body it just sent, unless it asks for the note.
 type updateNoteOut struct {
-	ID          string   `json:"id"`
-	UpdatedTime int64    `json:"updated_time"`
-	Changed     []string `json:"changed"`
+	ID          string   `json:"id" schema:"id"`
+	UpdatedTime int64    `json:"updated_time" schema:"min=0,max=9007199254740992"`
+	Changed     []string `json:"changed" schema:"max=@note_fields,enum=@note_field"`
 	InTrash     bool     `json:"in_trash"`
 	Note        *Note    `json:"note,omitempty"`
 }
@@ -73,29 +73,8 @@ var noteFieldNames = []struct{ tool, joplin string }{
 }
 
 func (o *Ops) updateNote() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"id":             schema.ID(""),
-		"title":          titleSchema,
-		"body":           schema.String("Replaces the whole body.", 0, MaxBodyChars),
-		"notebook_id":    schema.ID("Moves the note."),
-		"is_todo":        schema.Bool(""),
-		"todo_due":       timeSchema,
-		"todo_completed": timeSchema,
-		"return_note":    schema.Bool("Also return the updated note, body included (one more Joplin read)."),
-	}, "id")
-	fieldNames := make([]string, len(noteFieldNames))
-	for i, f := range noteFieldNames {
-		fieldNames[i] = f.tool
-	}
-	out := schema.Object("", map[string]any{
-		"id":           schema.ID(""),
-		"updated_time": timeSchema,
-		"changed":      schema.Array("The given fields, written.", schema.Enum("", fieldNames...), len(noteFieldNames)),
-		"in_trash":     schema.Bool("The note is in the trash: the change was made there; restore_note brings it back."),
-		"note":         noteSchema(),
-	}, "id", "updated_time", "changed", "in_trash")
 	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields are written. A note in the trash is changed there (in_trash: true)."
-	return op("update_note", "Update note", desc, registry.EffectUpdate, in, out, registry.Func(o.doUpdateNote))
+	return registry.Define(o.meta("update_note", "Update note", desc, registry.EffectUpdate), o.doUpdateNote)
 }
 
 // requested returns the Joplin properties an update asks for.
@@ -150,12 +129,11 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut,
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, &answer); err != nil {
 		return updateNoteOut{}, missing(withObjectID(err, in.ID), "note", in.ID)
 	}
-	var written apiNote
+	var written joplin.Note
 	if err := json.Unmarshal(answer, &written); err != nil {
 		// What the client says of an answer it cannot decode.
 		return updateNoteOut{}, domainerr.New(domainerr.JoplinError, "Joplin returned a response that could not be decoded")
 	}
-	o.indexNoteAnswer(ctx, answer)
 	out.UpdatedTime, out.InTrash = written.UpdatedTime, written.DeletedTime > 0
 	if in.ReturnNote {
 		n, err := o.loadNote(ctx, in.ID, noteFields)
@@ -163,7 +141,7 @@ func (o *Ops) doUpdateNote(ctx context.Context, in updateNoteIn) (updateNoteOut,
 			return updateNoteOut{}, domainerr.New(domainerr.JoplinError, "note %s was updated, but reading it back failed", in.ID).
 				WithDetails(map[string]any{"id": in.ID, "updated": true})
 		}
-		note := n.toNote(true)
+		note := toNote(n, true)
 		out.Note = &note
 	}
 	return out, nil
@@ -177,50 +155,37 @@ func boolInt(b bool) int {
 }
 
 type noteIDIn struct {
-	ID string `json:"id"`
+	ID string `json:"id" schema:"id"`
 }
 
 func (o *Ops) trashNote() registry.Operation {
-	in := schema.Object("", map[string]any{"id": schema.ID("")}, "id")
-	return op("trash_note", "Trash note", "Move a note to the trash; restore_note brings it back.",
-		registry.EffectTrash, in, trashOutSchema("Note"), registry.Func(func(ctx context.Context, in noteIDIn) (trashOut, error) {
-			n, err := o.loadNote(ctx, in.ID, "id,deleted_time")
-			if err != nil {
-				return trashOut{}, err
-			}
-			out, err := o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
-			if err == nil && !out.AlreadyTrashed {
-				o.indexNotes(ctx, in.ID)
-			}
-			return out, err
-		}))
+	return registry.Define(o.meta("trash_note", "Trash note", "Move a note to the trash; restore_note brings it back.", registry.EffectTrash), func(ctx context.Context, in noteIDIn) (trashOut, error) {
+		n, err := o.loadNote(ctx, in.ID, "id,deleted_time")
+		if err != nil {
+			return trashOut{}, err
+		}
+		out, err := o.moveToTrash(ctx, in.ID, "/notes/"+in.ID, n.DeletedTime)
+		if err == nil && !out.AlreadyTrashed {
+		}
+		return out, err
+	})
 }
 
 type restoreNoteIn struct {
-	ID         string `json:"id"`
-	NotebookID string `json:"notebook_id"`
+	ID         string `json:"id" schema:"id"`
+	NotebookID string `json:"notebook_id,omitempty" schema:"id"`
 }
 
 type restoreNoteOut struct {
-	ID              string `json:"id"`
-	NotebookID      string `json:"notebook_id"`
+	ID              string `json:"id" schema:"id"`
+	NotebookID      string `json:"notebook_id" schema:"id"`
 	AlreadyRestored bool   `json:"already_restored"`
 	Moved           bool   `json:"moved"`
 }
 
 func (o *Ops) restoreNote() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"id":          schema.ID(""),
-		"notebook_id": schema.ID(""),
-	}, "id")
-	out := schema.Object("", map[string]any{
-		"id":               schema.ID(""),
-		"notebook_id":      schema.ID("Notebook now holding the note."),
-		"already_restored": schema.Bool("The note was not in the trash; nothing was written (use update_note to move it)."),
-		"moved":            schema.Bool("The note was restored into notebook_id from the request."),
-	}, "id", "notebook_id", "already_restored", "moved")
 	desc := "Restore a note from the trash into its notebook, or into notebook_id when that one is trashed or gone."
-	return op("restore_note", "Restore note", desc, registry.EffectUpdate, in, out, registry.Func(o.doRestoreNote))
+	return registry.Define(o.meta("restore_note", "Restore note", desc, registry.EffectUpdate), o.doRestoreNote)
 }
 
 func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteOut, error) {
@@ -252,6 +217,5 @@ func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteO
 	if err := o.c.Write(ctx, "PUT", "/notes/"+in.ID, nil, req, nil); err != nil {
 		return restoreNoteOut{}, withObjectID(err, in.ID)
 	}
-	o.indexNotes(ctx, in.ID)
 	return restoreNoteOut{ID: in.ID, NotebookID: target, Moved: target != n.ParentID}, nil
 }

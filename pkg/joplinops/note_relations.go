@@ -6,40 +6,40 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // NoteRef names a note in a relation.
 type NoteRef struct {
-	ID         string `json:"id"`
-	Title      string `json:"title"`
-	NotebookID string `json:"notebook_id"`
+	ID         string `json:"id" schema:"id"`
+	Title      string `json:"title" schema:"max=10000"`
+	NotebookID string `json:"notebook_id" schema:"max=32"`
 	Trashed    bool   `json:"trashed"`
 }
 
-func (n apiNote) ref() NoteRef {
+// noteRef names n in a relation.
+func noteRef(n joplin.Note) NoteRef {
 	return NoteRef{ID: n.ID, Title: n.Title, NotebookID: n.ParentID, Trashed: n.DeletedTime > 0}
 }
 
 // TagRef names a tag in a relation.
 type TagRef struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"max=10000"`
 }
 
 // ResourceRef names a resource in a relation.
 type ResourceRef struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Mime  string `json:"mime"`
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"max=10000"`
+	Mime  string `json:"mime" schema:"max=255"`
 }
 
 // Relations are the edges get_note can include.
 type Relations struct {
-	Tags      []TagRef      `json:"tags,omitempty"`
-	Resources []ResourceRef `json:"resources,omitempty"`
-	Links     []NoteRef     `json:"links,omitempty"`
-	Backlinks []NoteRef     `json:"backlinks,omitempty"`
+	Tags      []TagRef      `json:"tags,omitempty" schema:"max=@max_relations"`
+	Resources []ResourceRef `json:"resources,omitempty" schema:"max=@max_relations"`
+	Links     []NoteRef     `json:"links,omitempty" schema:"max=@max_relations"`
+	Backlinks []NoteRef     `json:"backlinks,omitempty" schema:"max=@max_relations"`
 	// Truncated is set when a relation list hit MaxRelations.
 	Truncated bool `json:"relations_truncated,omitempty"`
 }
@@ -47,34 +47,8 @@ type Relations struct {
 // MaxRelations bounds each relation list of one note.
 const MaxRelations = 1000
 
-// noteRefSchema is the shape of a NoteRef.
-func noteRefSchema() schema.S {
-	return schema.Object("", map[string]any{
-		"id":          schema.ID(""),
-		"title":       schema.String("", 0, 10_000),
-		"notebook_id": schema.String("", 0, 32),
-		"trashed":     schema.Bool(""),
-	}, "id", "title", "notebook_id", "trashed")
-}
-
-// addRelations adds the optional relation properties of get_note to the
-// note shape out; links and backlinks share one note_ref definition.
-func addRelations(out schema.S) {
-	props := out["properties"].(map[string]any)
-	props["tags"] = schema.Array("", schema.Object("", map[string]any{
-		"id": schema.ID(""), "title": schema.String("", 0, 10_000),
-	}, "id", "title"), MaxRelations)
-	props["resources"] = schema.Array("", schema.Object("", map[string]any{
-		"id": schema.ID(""), "title": schema.String("", 0, 10_000), "mime": schema.String("", 0, 255),
-	}, "id", "title", "mime"), MaxRelations)
-	props["links"] = schema.Array("", schema.Ref("note_ref"), MaxRelations)
-	props["backlinks"] = schema.Array("", schema.Ref("note_ref"), MaxRelations)
-	props["relations_truncated"] = schema.Bool("")
-	out["$defs"] = map[string]any{"note_ref": noteRefSchema()}
-}
-
 // relations loads the requested edges of note n.
-func (o *Ops) relations(ctx context.Context, n apiNote, include []string) (Relations, error) {
+func (o *Ops) relations(ctx context.Context, n joplin.Note, include []string) (Relations, error) {
 	var r Relations
 	if len(include) == 0 {
 		return r, nil
@@ -110,11 +84,11 @@ func (o *Ops) relations(ctx context.Context, n apiNote, include []string) (Relat
 			if resourceIDs[id] || id == n.ID || len(r.Links) >= MaxRelations {
 				continue
 			}
-			var target apiNote
+			var target joplin.Note
 			err := o.c.Get(ctx, "/notes/"+id, url.Values{"fields": {"id,parent_id,title,deleted_time"}}, &target)
 			switch {
 			case err == nil:
-				r.Links = append(r.Links, target.ref())
+				r.Links = append(r.Links, noteRef(target))
 			case isCode(err, domainerr.NotFound):
 				// A dangling link, or a link to a notebook or tag: not a note.
 			default:

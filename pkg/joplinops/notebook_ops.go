@@ -10,24 +10,23 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // Notebook is one Joplin notebook as the notebook operations return it.
 type Notebook struct {
-	ID          string        `json:"id"`
-	Title       string        `json:"title"`
-	ParentID    string        `json:"parent_id"`
+	ID          string        `json:"id" schema:"id"`
+	Title       string        `json:"title" schema:"max=10000"`
+	ParentID    string        `json:"parent_id" schema:"max=32"`
 	Trashed     bool          `json:"trashed"`
-	CreatedTime int64         `json:"created_time"`
-	UpdatedTime int64         `json:"updated_time"`
-	Children    []NotebookRef `json:"children"`
+	CreatedTime int64         `json:"created_time" schema:"min=0,max=9007199254740992"`
+	UpdatedTime int64         `json:"updated_time" schema:"min=0,max=9007199254740992"`
+	Children    []NotebookRef `json:"children" schema:"max=@max_notebooks"`
 }
 
 // NotebookRef is a direct sub-notebook listed in a Notebook.
 type NotebookRef struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
+	ID      string `json:"id" schema:"id"`
+	Title   string `json:"title" schema:"max=10000"`
 	Trashed bool   `json:"trashed"`
 }
 
@@ -55,28 +54,6 @@ func (r notebookRow) toNotebook(all []apiFolder) Notebook {
 		ID: r.ID, Title: r.Title, ParentID: r.ParentID, Trashed: r.DeletedTime > 0,
 		CreatedTime: r.CreatedTime, UpdatedTime: r.UpdatedTime, Children: kids,
 	}
-}
-
-func notebookSchema() schema.S {
-	child := schema.Object("A direct sub-notebook.", map[string]any{
-		"id":      schema.ID(""),
-		"title":   schema.String("", 0, 10_000),
-		"trashed": schema.Bool("Whether it is in the trash."),
-	}, "id", "title", "trashed")
-	return schema.Object("A Joplin notebook.", map[string]any{
-		"id":           schema.ID(""),
-		"title":        schema.String("", 0, 10_000),
-		"parent_id":    schema.String("Parent notebook id; empty at the top level.", 0, 32),
-		"trashed":      schema.Bool("Whether the notebook is in the trash."),
-		"created_time": timeSchema,
-		"updated_time": timeSchema,
-		"children":     schema.Array("Direct sub-notebooks by title, trashed ones included.", child, MaxNotebooks),
-	}, "id", "title", "parent_id", "trashed", "created_time", "updated_time", "children")
-}
-
-// parentIDSchema accepts a notebook id or "" (the top level).
-func parentIDSchema(desc string) schema.S {
-	return schema.Bounded(desc, "^([0-9a-f]{32})?$")
 }
 
 // notFound is the NOT_FOUND error for object id, naming which object (role)
@@ -179,43 +156,31 @@ func notebookExists(matches []match) error {
 }
 
 type notebookIDIn struct {
-	ID string `json:"id"`
-}
-
-func notebookIDSchema() schema.S {
-	return schema.Object("", map[string]any{"id": schema.ID("")}, "id")
+	ID string `json:"id" schema:"id"`
 }
 
 func (o *Ops) getNotebook() registry.Operation {
-	return op("get_notebook", "Get notebook",
-		"Read a notebook by id (trashed included) with its direct sub-notebooks.",
-		registry.EffectRead, notebookIDSchema(), notebookSchema(),
-		registry.Func(func(ctx context.Context, in notebookIDIn) (Notebook, error) {
-			r, err := o.loadNotebook(ctx, in.ID, "notebook")
-			if err != nil {
-				return Notebook{}, err
-			}
-			all, err := o.allFolders(ctx)
-			if err != nil {
-				return Notebook{}, err
-			}
-			return r.toNotebook(all), nil
-		}))
+	return registry.Define(o.meta("get_notebook", "Get notebook", "Read a notebook by id (trashed included) with its direct sub-notebooks.", registry.EffectRead), func(ctx context.Context, in notebookIDIn) (Notebook, error) {
+		r, err := o.loadNotebook(ctx, in.ID, "notebook")
+		if err != nil {
+			return Notebook{}, err
+		}
+		all, err := o.allFolders(ctx)
+		if err != nil {
+			return Notebook{}, err
+		}
+		return r.toNotebook(all), nil
+	})
 }
 
 type createNotebookIn struct {
-	Title    string `json:"title"`
-	ParentID string `json:"parent_id"`
+	Title    string `json:"title" schema:"min=1,max=500"`
+	ParentID string `json:"parent_id,omitempty" schema:"pattern=optional_id"`
 }
 
 func (o *Ops) createNotebook() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"title":     titleSchema,
-		"parent_id": parentIDSchema(""),
-	}, "title")
 	desc := "Create a notebook, top-level or under parent_id. A same-titled sibling (trashed included) fails with NOTEBOOK_ALREADY_EXISTS."
-	return op("create_notebook", "Create notebook", desc, registry.EffectCreate, in, notebookSchema(),
-		registry.Func(o.doCreateNotebook))
+	return registry.Define(o.meta("create_notebook", "Create notebook", desc, registry.EffectCreate), o.doCreateNotebook)
 }
 
 func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebook, error) {
@@ -252,25 +217,18 @@ func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebo
 			return Notebook{}, err
 		}
 	}
-	o.indexFolders(ctx)
 	return created.toNotebook(nil), nil
 }
 
 type updateNotebookIn struct {
-	ID       string  `json:"id"`
-	Title    *string `json:"title"`
-	ParentID *string `json:"parent_id"`
+	ID       string  `json:"id" schema:"id"`
+	Title    *string `json:"title,omitempty" schema:"min=1,max=500"`
+	ParentID *string `json:"parent_id,omitempty" jsonschema:"Empty: top level." schema:"pattern=optional_id"`
 }
 
 func (o *Ops) updateNotebook() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"id":        schema.ID(""),
-		"title":     titleSchema,
-		"parent_id": parentIDSchema("Empty: top level."),
-	}, "id")
 	desc := "Rename and/or move a notebook. Refuses a move into its own subtree and a title a sibling has (NOTEBOOK_ALREADY_EXISTS, trashed included)."
-	return op("update_notebook", "Update notebook", desc, registry.EffectUpdate, in, notebookSchema(),
-		registry.Func(o.doUpdateNotebook))
+	return registry.Define(o.meta("update_notebook", "Update notebook", desc, registry.EffectUpdate), o.doUpdateNotebook)
 }
 
 func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebook, error) {
@@ -314,7 +272,6 @@ func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebo
 	if err := o.c.Write(ctx, "PUT", "/folders/"+in.ID, nil, req, &updated); err != nil {
 		return Notebook{}, withObjectID(err, in.ID)
 	}
-	o.indexFolders(ctx)
 	return updated.toNotebook(all), nil
 }
 
@@ -338,18 +295,13 @@ func checkMove(all []apiFolder, id, parent string) error {
 
 func (o *Ops) trashNotebook() registry.Operation {
 	desc := "Move a notebook with its sub-notebooks and notes to the trash; restore_notebook brings them back."
-	return op("trash_notebook", "Trash notebook", desc, registry.EffectTrash, notebookIDSchema(), trashOutSchema("Notebook"),
-		registry.Func(func(ctx context.Context, in notebookIDIn) (trashOut, error) {
-			cur, err := o.loadNotebook(ctx, in.ID, "notebook")
-			if err != nil {
-				return trashOut{}, err
-			}
-			out, err := o.moveToTrash(ctx, in.ID, "/folders/"+in.ID, cur.DeletedTime)
-			if err == nil && !out.AlreadyTrashed && o.index != nil {
-				o.index.TreeChanged(ctx)
-			}
-			return out, err
-		}))
+	return registry.Define(o.meta("trash_notebook", "Trash notebook", desc, registry.EffectTrash), func(ctx context.Context, in notebookIDIn) (trashOut, error) {
+		cur, err := o.loadNotebook(ctx, in.ID, "notebook")
+		if err != nil {
+			return trashOut{}, err
+		}
+		return o.moveToTrash(ctx, in.ID, "/folders/"+in.ID, cur.DeletedTime)
+	})
 }
 
 // TrashBatchGap is how close in time trashed items must be to count as
@@ -360,26 +312,17 @@ func (o *Ops) trashNotebook() registry.Operation {
 const TrashBatchGap int64 = 1000 // milliseconds
 
 type restoreNotebookOut struct {
-	ID                string `json:"id"`
+	ID                string `json:"id" schema:"id"`
 	AlreadyRestored   bool   `json:"already_restored"`
-	RestoredNotebooks int    `json:"restored_notebooks"`
-	RestoredNotes     int    `json:"restored_notes"`
+	RestoredNotebooks int    `json:"restored_notebooks" schema:"min=0,max=@max_notebooks"`
+	RestoredNotes     int    `json:"restored_notes" schema:"min=0,max=2147483648"`
 	MovedToTopLevel   bool   `json:"moved_to_top_level"`
-	LeftInTrash       int    `json:"left_in_trash"`
+	LeftInTrash       int    `json:"left_in_trash" schema:"min=0,max=2147483648"`
 }
 
 func (o *Ops) restoreNotebook() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"id":                 schema.ID(""),
-		"already_restored":   schema.Bool("The notebook was not in the trash; nothing was changed."),
-		"restored_notebooks": schema.Integer("Notebooks restored, this one included.", 0, MaxNotebooks),
-		"restored_notes":     schema.Integer("Notes restored.", 0, 1<<31),
-		"moved_to_top_level": schema.Bool("Its parent is still in the trash, so it was moved to the top level."),
-		"left_in_trash":      schema.Integer("Trashed notebooks and notes below it that were trashed on their own and stay in the trash.", 0, 1<<31),
-	}, "id", "already_restored", "restored_notebooks", "restored_notes", "moved_to_top_level", "left_in_trash")
 	desc := "Restore a trashed notebook with the sub-notebooks and notes trashed along with it; items trashed earlier on their own stay (left_in_trash). With its parent still trashed it moves to the top level."
-	return op("restore_notebook", "Restore notebook", desc, registry.EffectUpdate, notebookIDSchema(), out,
-		registry.Func(o.doRestoreNotebook))
+	return registry.Define(o.meta("restore_notebook", "Restore notebook", desc, registry.EffectUpdate), o.doRestoreNotebook)
 }
 
 // trashedItem is a trashed notebook or note below the notebook to restore.
@@ -403,7 +346,7 @@ func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNo
 	if err != nil {
 		return restoreNotebookOut{}, err
 	}
-	notes, err := joplin.ListAll[apiNote](ctx, o.c, "/notes", url.Values{
+	notes, err := joplin.ListAll[joplin.Note](ctx, o.c, "/notes", url.Values{
 		"fields": {"id,parent_id,deleted_time"}, "include_deleted": {"1"},
 	}, o.limits.MaxScan)
 	if err != nil {
@@ -440,14 +383,6 @@ func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNo
 		return restoreNotebookOut{}, partialRestore(err, in.ID, res, doneIDs)
 	}
 	res.RestoredNotebooks++
-	var noteIDs []string
-	for _, it := range together {
-		if it.isNote {
-			noteIDs = append(noteIDs, it.id)
-		}
-	}
-	o.indexFolders(ctx)
-	o.indexNotes(ctx, noteIDs...)
 	return res, nil
 }
 
@@ -455,7 +390,7 @@ func (o *Ops) doRestoreNotebook(ctx context.Context, in notebookIDIn) (restoreNo
 // trashed together with it, oldest first, and a count of the others. Walking
 // down from root's trash time, an item belongs to the same trash operation
 // while no step between consecutive trash times exceeds TrashBatchGap.
-func trashedWith(root apiFolder, all []apiFolder, notes []apiNote) ([]trashedItem, int) {
+func trashedWith(root apiFolder, all []apiFolder, notes []joplin.Note) ([]trashedItem, int) {
 	below := map[string]bool{root.ID: true}
 	var items []trashedItem
 	for _, f := range subtree(all, root.ID) {

@@ -3,11 +3,11 @@ package joplinops
 import (
 	"context"
 	"net/url"
+	"reflect"
 	"sort"
 
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // apiFolder is a notebook as Joplin encodes it.
@@ -20,9 +20,9 @@ type apiFolder struct {
 
 // NotebookNode is one notebook in the tree list_notebooks returns.
 type NotebookNode struct {
-	ID       string         `json:"id"`
-	Title    string         `json:"title"`
-	Children []NotebookNode `json:"children"`
+	ID       string         `json:"id" schema:"id"`
+	Title    string         `json:"title" schema:"max=10000"`
+	Children []NotebookNode `json:"children" schema:"max=@max_notebooks"`
 }
 
 // MaxNotebooks bounds the notebook tree.
@@ -31,32 +31,20 @@ const MaxNotebooks = 10_000
 type listNotebooksIn struct{}
 
 type listNotebooksOut struct {
-	Notebooks []NotebookNode `json:"notebooks"`
-	Total     int            `json:"total"`
+	Notebooks []NotebookNode `json:"notebooks" schema:"max=@max_notebooks"`
+	Total     int            `json:"total" schema:"min=0,max=@max_notebooks"`
 }
 
 func (o *Ops) listNotebooks() registry.Operation {
-	node := schema.Object("A notebook and its sub-notebooks.", map[string]any{
-		"id":       schema.ID(""),
-		"title":    schema.String("", 0, 10_000),
-		"children": schema.Array("Sub-notebooks, by title.", schema.Ref("notebook"), MaxNotebooks),
-	}, "id", "title", "children")
-	out := schema.Object("", map[string]any{
-		"notebooks": schema.Array("Top-level notebooks, by title.", schema.Ref("notebook"), MaxNotebooks),
-		"total":     schema.Integer("Number of notebooks in the tree.", 0, MaxNotebooks),
-	}, "notebooks", "total")
-	out["$defs"] = map[string]any{"notebook": node}
-	return op("list_notebooks", "List notebooks", "List every notebook not in the trash, as a tree sorted by title.",
-		registry.EffectRead, schema.Object("", map[string]any{}), out,
-		registry.Func(func(ctx context.Context, _ listNotebooksIn) (listNotebooksOut, error) {
-			folders, err := joplin.ListAll[apiFolder](ctx, o.c, "/folders", url.Values{
-				"fields": {"id,parent_id,title"}, "order_by": {"title"}, "order_dir": {"ASC"},
-			}, MaxNotebooks)
-			if err != nil {
-				return listNotebooksOut{}, err
-			}
-			return listNotebooksOut{Notebooks: buildTree(folders), Total: len(folders)}, nil
-		}))
+	return registry.Define(withDef(o.meta("list_notebooks", "List notebooks", "List every notebook not in the trash, as a tree sorted by title.", registry.EffectRead), reflect.TypeFor[NotebookNode](), "notebook"), func(ctx context.Context, _ listNotebooksIn) (listNotebooksOut, error) {
+		folders, err := joplin.ListAll[apiFolder](ctx, o.c, "/folders", url.Values{
+			"fields": {"id,parent_id,title"}, "order_by": {"title"}, "order_dir": {"ASC"},
+		}, MaxNotebooks)
+		if err != nil {
+			return listNotebooksOut{}, err
+		}
+		return listNotebooksOut{Notebooks: buildTree(folders), Total: len(folders)}, nil
+	})
 }
 
 // buildTree arranges folders by parent. A folder whose parent is not in the

@@ -2,44 +2,34 @@ package joplinops
 
 import (
 	"context"
+	"reflect"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // Note is a Joplin note as the operations return it.
 type Note struct {
-	ID            string  `json:"id"`
-	ParentID      string  `json:"notebook_id"`
-	Title         string  `json:"title"`
-	Body          *string `json:"body,omitempty"`
+	ID            string  `json:"id" schema:"id"`
+	ParentID      string  `json:"notebook_id" schema:"id"`
+	Title         string  `json:"title" schema:"max=10000"`
+	Body          *string `json:"body,omitempty" schema:"max=100000000"`
 	IsTodo        bool    `json:"is_todo"`
-	TodoDue       int64   `json:"todo_due"`
-	TodoCompleted int64   `json:"todo_completed"`
-	CreatedTime   int64   `json:"created_time"`
-	UpdatedTime   int64   `json:"updated_time"`
+	TodoDue       int64   `json:"todo_due" schema:"min=0,max=9007199254740992"`
+	TodoCompleted int64   `json:"todo_completed" schema:"min=0,max=9007199254740992"`
+	CreatedTime   int64   `json:"created_time" schema:"min=0,max=9007199254740992"`
+	UpdatedTime   int64   `json:"updated_time" schema:"min=0,max=9007199254740992"`
 	Trashed       bool    `json:"trashed"`
-}
-
-// apiNote is a note as Joplin encodes it.
-type apiNote struct {
-	ID            string `json:"id"`
-	ParentID      string `json:"parent_id"`
-	Title         string `json:"title"`
-	Body          string `json:"body"`
-	IsTodo        int    `json:"is_todo"`
-	TodoDue       int64  `json:"todo_due"`
-	TodoCompleted int64  `json:"todo_completed"`
-	CreatedTime   int64  `json:"created_time"`
-	UpdatedTime   int64  `json:"updated_time"`
-	DeletedTime   int64  `json:"deleted_time"`
 }
 
 const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
 
-func (n apiNote) toNote(withBody bool) Note {
+// getNoteFields adds what says whether a note is a conflict copy.
+const getNoteFields = noteFields + ",is_conflict,conflict_original_id"
+
+// toNote is n as the operations return it.
+func toNote(n joplin.Note, withBody bool) Note {
 	out := Note{
 		ID: n.ID, ParentID: n.ParentID, Title: n.Title, IsTodo: n.IsTodo == 1,
 		TodoDue: n.TodoDue, TodoCompleted: n.TodoCompleted,
@@ -55,74 +45,57 @@ func (n apiNote) toNote(withBody bool) Note {
 // MaxBodyChars bounds a note body accepted from a caller.
 const MaxBodyChars = 1_000_000
 
-func noteSchema() schema.S {
-	return schema.Object("A Joplin note.", map[string]any{
-		"id":             schema.ID(""),
-		"notebook_id":    schema.ID("Id of the notebook holding the note."),
-		"title":          schema.String("", 0, 10_000),
-		"body":           schema.String("Markdown body; present when requested.", 0, 100_000_000),
-		"is_todo":        schema.Bool("Whether the note is a to-do."),
-		"todo_due":       timeSchema,
-		"todo_completed": timeSchema,
-		"created_time":   timeSchema,
-		"updated_time":   timeSchema,
-		"trashed":        schema.Bool("Whether the note is in the trash."),
-	}, "id", "notebook_id", "title", "is_todo", "todo_due", "todo_completed", "created_time", "updated_time", "trashed")
-}
-
 type getNoteIn struct {
-	ID          string   `json:"id"`
-	IncludeBody *bool    `json:"include_body"`
-	Include     []string `json:"include"`
+	ID          string   `json:"id" schema:"id"`
+	IncludeBody *bool    `json:"include_body,omitempty" schema:"default=true"`
+	Include     []string `json:"include,omitempty" jsonschema:"links: notes the body links to; backlinks: notes linking here (scans all notes)." schema:"max=4,enum=tags|resources|links|backlinks"`
 }
 
 type noteWithRelations struct {
 	Note
 	Relations
+	conflictInfo
+}
+
+// conflictInfo links a note and its conflict copies (sync_status.go).
+type conflictInfo struct {
+	IsConflict bool `json:"is_conflict,omitempty"`
+	// ConflictOf is set on a conflict copy: the note it conflicts with.
+	ConflictOf string `json:"conflict_of,omitempty" schema:"max=32"`
+	// ConflictCopies are the conflict copies of this note.
+	ConflictCopies []string `json:"conflict_copies,omitempty" schema:"max=@max_conflicts,id"`
 }
 
 func (o *Ops) getNote() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"id":           schema.ID(""),
-		"include_body": schema.Default(schema.Bool(""), true),
-		"include": schema.Array("links: notes the body links to; backlinks: notes linking here (scans all notes).",
-			schema.Enum("", "tags", "resources", "links", "backlinks"), 4),
-	}, "id")
-	out := noteSchema()
-	addRelations(out)
-	return op("get_note", "Get note", "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks.",
-		registry.EffectRead, in, out, registry.Func(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
-			n, err := o.loadNote(ctx, in.ID, noteFields)
-			if err != nil {
-				return noteWithRelations{}, err
-			}
-			rel, err := o.relations(ctx, n, in.Include)
-			if err != nil {
-				return noteWithRelations{}, err
-			}
-			return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel}, nil
-		}))
+	desc := "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks; says when it is, or has, a sync conflict copy."
+	return registry.Define(withDef(o.meta("get_note", "Get note", desc, registry.EffectRead), reflect.TypeFor[NoteRef](), "note_ref"), func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
+		n, err := o.loadNote(ctx, in.ID, getNoteFields)
+		if err != nil {
+			return noteWithRelations{}, err
+		}
+		rel, err := o.relations(ctx, n, in.Include)
+		if err != nil {
+			return noteWithRelations{}, err
+		}
+		ci := conflictInfo{ConflictCopies: o.copiesOf(ctx, n.ID)}
+		if n.IsConflict != 0 {
+			ci.IsConflict, ci.ConflictOf = true, n.ConflictOriginalID
+		}
+		return noteWithRelations{Note: toNote(n, in.IncludeBody == nil || *in.IncludeBody), Relations: rel, conflictInfo: ci}, nil
+	})
 }
 
 type createNoteIn struct {
-	NotebookID string `json:"notebook_id"`
-	Title      string `json:"title"`
-	Body       string `json:"body"`
-	IsTodo     bool   `json:"is_todo"`
-	TodoDue    int64  `json:"todo_due"`
+	NotebookID string `json:"notebook_id" schema:"id"`
+	Title      string `json:"title" schema:"min=1,max=500"`
+	Body       string `json:"body,omitempty" schema:"max=@max_body"`
+	IsTodo     bool   `json:"is_todo,omitempty"`
+	TodoDue    int64  `json:"todo_due,omitempty" jsonschema:"Unix ms; 0 = none." schema:"min=0,max=9007199254740992"`
 }
 
 func (o *Ops) createNote() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"notebook_id": schema.ID(""),
-		"title":       titleSchema,
-		"body":        schema.String("", 0, MaxBodyChars),
-		"is_todo":     schema.Bool(""),
-		"todo_due":    timeSchema,
-	}, "notebook_id", "title")
 	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS."
-	return op("create_note", "Create note", desc, registry.EffectCreate, in, noteSchema(),
-		registry.Func(o.doCreateNote))
+	return registry.Define(o.meta("create_note", "Create note", desc, registry.EffectCreate), o.doCreateNote)
 }
 
 func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
@@ -136,7 +109,7 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 		return Note{}, err
 	}
 	want := NormalizeTitle(in.Title)
-	same, err := o.collectNotes(ctx, "id,parent_id,title,deleted_time", func(n apiNote) bool {
+	same, err := o.collectNotes(ctx, "id,parent_id,title,deleted_time", func(n joplin.Note) bool {
 		return n.ParentID == in.NotebookID && NormalizeTitle(n.Title) == want
 	})
 	if err != nil {
@@ -156,18 +129,17 @@ func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {
 		req["is_todo"] = 1
 		req["todo_due"] = in.TodoDue
 	}
-	var created apiNote
+	var created joplin.Note
 	if err := o.c.Write(ctx, "POST", "/notes", nil, req, &created); err != nil {
-		load := func(ctx context.Context) (apiNote, error) { return o.loadNote(ctx, id, noteFields) }
-		if created, err = confirmCreate(ctx, err, id, load, func(n apiNote) bool {
+		load := func(ctx context.Context) (joplin.Note, error) { return o.loadNote(ctx, id, noteFields) }
+		if created, err = confirmCreate(ctx, err, id, load, func(n joplin.Note) bool {
 			return n.ParentID == in.NotebookID && n.Title == in.Title && n.Body == in.Body && n.DeletedTime == 0 &&
 				n.IsTodo == boolInt(in.IsTodo) && (!in.IsTodo || n.TodoDue == in.TodoDue)
 		}); err != nil {
 			return Note{}, err
 		}
 	}
-	o.indexNotes(ctx, id)
-	return created.toNote(true), nil
+	return toNote(created, true), nil
 }
 
 // withObjectID attaches the id of the object a write was about (the one a

@@ -7,7 +7,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // Toolset is the name users pass to --toolsets to enable these operations.
@@ -40,6 +40,10 @@ type Ops struct {
 	memo     previewMemo
 	// index, when set, answers note searches and is updated after writes.
 	index *joplinindex.Indexer
+	// sync reads the sync state the Joplin container shares (nil: none);
+	// conflicts caches the conflict copies Joplin made (sync_status.go).
+	sync      *syncstate.Reader
+	conflicts conflictCache
 }
 
 // Option configures the operations.
@@ -91,18 +95,3 @@ func (o *Ops) resourceOps() []registry.Operation {
 		o.updateResource(), o.deleteResource(),
 	}
 }
-
-// op fills the fields every Joplin operation shares.
-func op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {
-	return registry.Operation{
-		Name: name, Title: title, Description: desc, Toolset: Toolset,
-		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(schema.Output(out)),
-		Effect: effect, Exposure: allTransports, Handler: h,
-	}
-}
-
-// Shared schema fragments.
-var (
-	titleSchema = schema.String("", 1, 500)
-	timeSchema  = schema.Integer("Unix ms; 0 = none.", 0, 1<<53)
-)

@@ -15,28 +15,11 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // dataSchema is the schema of an uploaded resource's content. Its
 // maxLength is a coarse cap at twice the bound, so that content just over
 // the bound reaches the handler and gets RESOURCE_TOO_LARGE.
-func (o *Ops) dataSchema() schema.S {
-	s := schema.String(fmt.Sprintf("Padded base64; at most %s decoded.", sizeText(o.limits.MaxResourceBytes)),
-		4, base64.StdEncoding.EncodedLen(int(2*o.limits.MaxResourceBytes)))
-	s["contentEncoding"] = "base64"
-	return s
-}
-
-func filenameSchema(desc string) schema.S {
-	return schema.Matching(desc, 1, 255, `^[^/\\\x00-\x1f]+$`)
-}
-
-func mimeSchema(desc string) schema.S {
-	return schema.Matching(desc, 0, 255, `^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]*$`)
-}
-
-var sha256Schema = schema.String("SHA-256 of the content, lowercase hex.", 64, 64)
 
 // payload is resource content as it arrives in the arguments: a JSON
 // string of standard base64. It is decoded straight from the argument
@@ -81,28 +64,6 @@ func invalidData() error {
 	return domainerr.New(domainerr.InvalidArgument,
 		"data_base64 is not non-empty standard base64 (RFC 4648 alphabet, with padding)").
 		WithDetails(map[string]any{"field": "data_base64"})
-}
-
-// payloadTyped is typed for arguments carrying a payload. It decodes them
-// with json.Unmarshal into the value newIn returns, which sets the payload
-// bound, instead of registry.Typed's json.Decoder, which buffers a large
-// argument several times over. Unknown fields have already been refused by
-// the executor against the closed input schema.
-func payloadTyped[In, Out any](newIn func() In, fn func(context.Context, In) (Out, error)) registry.Handler {
-	return func(ctx context.Context, args json.RawMessage) (any, error) {
-		in := newIn()
-		if err := json.Unmarshal(args, &in); err != nil {
-			if de, ok := domainerr.As(err); ok {
-				return nil, de
-			}
-			return nil, domainerr.New(domainerr.InvalidArgument, "arguments do not match the operation's fields")
-		}
-		out, err := fn(ctx, in)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
 }
 
 // resourceMatches lists the resources other than self whose normalized
@@ -156,34 +117,22 @@ func resourceExists(matches []match) error {
 }
 
 type createResourceIn struct {
-	Data     payload `json:"data_base64"`
-	Title    string  `json:"title"`
-	Filename string  `json:"filename"`
-	Mime     string  `json:"mime"`
-	NoteID   string  `json:"note_id"`
+	Data     payload `json:"data_base64" schema:"desc=@upload,min=4,max=@max_upload_b64,base64"`
+	Title    string  `json:"title,omitempty" jsonschema:"Default: the filename." schema:"min=1,max=500"`
+	Filename string  `json:"filename,omitempty" jsonschema:"No path; its extension sets the default mime." schema:"min=1,max=255,pattern=file_name"`
+	Mime     string  `json:"mime,omitempty" jsonschema:"Default: from filename or content." schema:"max=255,pattern=mime"`
+	NoteID   string  `json:"note_id,omitempty" jsonschema:"Append a link to this note's body." schema:"id"`
 }
 
 type createResourceOut struct {
 	Resource
-	SHA256         string `json:"sha256"`
-	AttachedToNote string `json:"attached_to_note,omitempty"`
+	SHA256         string `json:"sha256" schema:"min=64,max=64"`
+	AttachedToNote string `json:"attached_to_note,omitempty" schema:"id"`
 }
 
 func (o *Ops) createResource() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"data_base64": o.dataSchema(),
-		"title":       schema.String("Default: the filename.", 1, 500),
-		"filename":    filenameSchema("No path; its extension sets the default mime."),
-		"mime":        mimeSchema("Default: from filename or content."),
-		"note_id":     schema.ID("Append a link to this note's body."),
-	}, "data_base64")
-	out := resourceSchema(map[string]any{
-		"sha256":           sha256Schema,
-		"attached_to_note": schema.ID("The note a link was appended to, when note_id was given."),
-	}, "sha256")
 	desc := "Upload a file as a resource, linked from note_id if given. The same content and title fails with RESOURCE_ALREADY_EXISTS."
-	return op("create_resource", "Create resource", desc, registry.EffectCreate, in, out,
-		payloadTyped(func() createResourceIn { return createResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doCreateResource))
+	return registry.DefineDecoded(o.meta("create_resource", "Create resource", desc, registry.EffectCreate), func() createResourceIn { return createResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doCreateResource)
 }
 
 func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (createResourceOut, error) {
@@ -320,30 +269,21 @@ func partialCreate(err error, id, step, noteID string) error {
 }
 
 type updateResourceIn struct {
-	ID       string  `json:"id"`
-	Data     payload `json:"data_base64"`
-	Title    *string `json:"title"`
-	Filename *string `json:"filename"`
-	Mime     *string `json:"mime"`
+	ID       string  `json:"id" schema:"id"`
+	Data     payload `json:"data_base64,omitzero" schema:"desc=@upload,min=4,max=@max_upload_b64,base64"`
+	Title    *string `json:"title,omitempty" schema:"min=1,max=500"`
+	Filename *string `json:"filename,omitempty" jsonschema:"No path." schema:"min=1,max=255,pattern=file_name"`
+	Mime     *string `json:"mime,omitempty" schema:"max=255,pattern=mime"`
 }
 
 type updateResourceOut struct {
 	Resource
-	SHA256 string `json:"sha256,omitempty"`
+	SHA256 string `json:"sha256,omitempty" schema:"min=64,max=64"`
 }
 
 func (o *Ops) updateResource() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"id":          schema.ID(""),
-		"data_base64": o.dataSchema(),
-		"title":       titleSchema,
-		"filename":    filenameSchema("No path."),
-		"mime":        mimeSchema(""),
-	}, "id")
-	out := resourceSchema(map[string]any{"sha256": schema.String("SHA-256 of the new content, when it was replaced.", 64, 64)})
 	desc := "Replace a resource's content and/or change its title, filename or mime; links stay valid. Refuses another resource's content and title (RESOURCE_ALREADY_EXISTS)."
-	return op("update_resource", "Update resource", desc, registry.EffectUpdate, in, out,
-		payloadTyped(func() updateResourceIn { return updateResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doUpdateResource))
+	return registry.DefineDecoded(o.meta("update_resource", "Update resource", desc, registry.EffectUpdate), func() updateResourceIn { return updateResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doUpdateResource)
 }
 
 func deref(s *string) string {

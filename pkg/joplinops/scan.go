@@ -30,10 +30,10 @@ func linkedIDs(body string) []string {
 // the given fields, calling fn for each. At most MaxScan notes are read;
 // beyond that it fails rather than answer from a partial scan. Bodies are
 // never all held at once.
-func (o *Ops) scanNotes(ctx context.Context, fields string, fn func(apiNote)) error {
+func (o *Ops) scanNotes(ctx context.Context, fields string, fn func(joplin.Note)) error {
 	seen := 0
 	q := url.Values{"fields": {fields}, "include_deleted": {"1"}, "order_by": {"created_time"}, "order_dir": {"ASC"}}
-	return joplin.EachPage(ctx, o.c, "/notes", q, func(_ int, notes []apiNote) error {
+	return joplin.EachPage(ctx, o.c, "/notes", q, func(_ int, notes []joplin.Note) error {
 		for _, n := range notes {
 			fn(n)
 		}
@@ -51,9 +51,9 @@ func (o *Ops) scanNotes(ctx context.Context, fields string, fn func(apiNote)) er
 func (o *Ops) notesLinkingTo(ctx context.Context, id string) ([]NoteRef, error) {
 	needle := ":/" + id
 	out := []NoteRef{}
-	err := o.scanNotes(ctx, "id,parent_id,title,body,deleted_time", func(n apiNote) {
+	err := o.scanNotes(ctx, "id,parent_id,title,body,deleted_time", func(n joplin.Note) {
 		if n.ID != id && containsLink(n.Body, needle) {
-			out = append(out, n.ref())
+			out = append(out, noteRef(n))
 		}
 	})
 	return out, err

@@ -6,33 +6,32 @@ import (
 	"strconv"
 
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 	"github.com/notebridge/notebridge/pkg/searchindex"
 )
 
 type searchIn struct {
-	Query          string `json:"query"`
-	Type           string `json:"type"`
-	Limit          int    `json:"limit"`
-	Page           int    `json:"page"`
-	IncludeTrashed bool   `json:"include_trashed"`
+	Query          string `json:"query" jsonschema:"Notes: Joplin query syntax (words, \"phrases\", title:, body:, tag:, notebook:, -exclusion, prefix*). Notebooks and tags: title, * as wildcard." schema:"min=1,max=1000"`
+	Type           string `json:"type,omitempty" schema:"enum=@search_type,default=note"`
+	Limit          int    `json:"limit,omitempty" schema:"min=1,max=100,default=20"`
+	Page           int    `json:"page,omitempty" schema:"min=1,max=10000"`
+	IncludeTrashed bool   `json:"include_trashed,omitempty" jsonschema:"Notes: include trashed notes."`
 }
 
 // SearchHit is one search result.
 type SearchHit struct {
-	ID         string `json:"id"`
-	Title      string `json:"title"`
-	NotebookID string `json:"notebook_id,omitempty"`
+	ID         string `json:"id" schema:"id"`
+	Title      string `json:"title" schema:"max=10000"`
+	NotebookID string `json:"notebook_id,omitempty" schema:"max=32"`
 	Trashed    bool   `json:"trashed"`
-	Snippet    string `json:"snippet,omitempty"`
+	Snippet    string `json:"snippet,omitempty" schema:"max=2000"`
 }
 
 type searchOut struct {
-	Type    string      `json:"type"`
-	Items   []SearchHit `json:"items"`
+	Type    string      `json:"type" schema:"enum=@search_type"`
+	Items   []SearchHit `json:"items" schema:"max=100"`
 	HasMore bool        `json:"has_more"`
-	Page    int         `json:"page"`
-	Index   string      `json:"index,omitempty"`
+	Page    int         `json:"page" schema:"min=1,max=10000"`
+	Index   string      `json:"index,omitempty" schema:"enum=@index_state"`
 }
 
 // IndexStates are the values of the search result's index field: ready
@@ -52,50 +51,28 @@ var searchTypes = map[string]struct{ joplinType, fields string }{
 var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"query":           schema.String("Notes: Joplin query syntax (words, \"phrases\", title:, body:, tag:, notebook:, -exclusion, prefix*). Notebooks and tags: title, * as wildcard.", 1, 1000),
-		"type":            schema.Default(schema.Enum("", SearchTypes...), "note"),
-		"limit":           schema.Default(schema.Integer("", 1, 100), 20),
-		"page":            schema.Integer("", 1, 10_000),
-		"include_trashed": schema.Bool("Notes: include trashed notes."),
-	}, "query")
-	hit := schema.Object("", map[string]any{
-		"id":          schema.ID("Object id."),
-		"title":       schema.String("", 0, 10_000),
-		"notebook_id": schema.String("Parent notebook id, for notes and notebooks.", 0, 32),
-		"trashed":     schema.Bool("Whether the object is in the trash."),
-		"snippet":     schema.String("Notes: extract, matches in **.", 0, 2000),
-	}, "id", "title", "trashed")
-	out := schema.Object("", map[string]any{
-		"type":     schema.Enum("What was searched.", SearchTypes...),
-		"items":    schema.Array("Matches.", hit, 100),
-		"has_more": schema.Bool("Whether another page may hold more matches."),
-		"page":     schema.Integer("This page.", 1, 10_000),
-		"index":    schema.Enum("Notes: ready = ranked by notebridge's index (sees every write); else Joplin's search answered (may miss recent edits) and this says why.", IndexStates...),
-	}, "type", "items", "has_more", "page")
 	desc := "Ranked full-text search of notes (trashed excluded unless asked), or of notebook and tag titles."
-	return op("search", "Search", desc, registry.EffectRead, in, out,
-		registry.Func(func(ctx context.Context, in searchIn) (searchOut, error) {
-			if in.Type == "" {
-				in.Type = "note"
+	return registry.Define(o.meta("search", "Search", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
+		if in.Type == "" {
+			in.Type = "note"
+		}
+		if in.Limit == 0 {
+			in.Limit = 20
+		}
+		if in.Page == 0 {
+			in.Page = 1
+		}
+		if in.Type == "note" {
+			res, ok, err := o.searchIndex(ctx, in)
+			if ok || err != nil {
+				return res, err
 			}
-			if in.Limit == 0 {
-				in.Limit = 20
-			}
-			if in.Page == 0 {
-				in.Page = 1
-			}
-			if in.Type == "note" {
-				res, ok, err := o.searchIndex(ctx, in)
-				if ok || err != nil {
-					return res, err
-				}
-				out, err := o.joplinSearch(ctx, in)
-				out.Index = res.Index
-				return out, err
-			}
-			return o.joplinSearch(ctx, in)
-		}))
+			out, err := o.joplinSearch(ctx, in)
+			out.Index = res.Index
+			return out, err
+		}
+		return o.joplinSearch(ctx, in)
+	})
 }
 
 // searchIndex answers a note search from the embedded index; ok is false

@@ -3,9 +3,6 @@ package joplinops_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/notebridge/notebridge/pkg/notereceipt"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
@@ -30,16 +28,12 @@ type indexHarness struct {
 }
 
 // newIndexHarness runs the operations with a search index that polls
-// /events only once an hour: after its build, only the write hooks keep
+// /events only once an hour: after its build, only the write observer keeps
 // it fresh.
 func newIndexHarness(t *testing.T, built chan string) *indexHarness {
 	t.Helper()
-	fake := joplinfake.New(token)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	tf := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tf, []byte(token), 0o600)
-	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
+	fake, url, tf := joplinfake.Serve(t, token)
+	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +178,7 @@ func TestSearchFallsBackAndRejectsBadQueries(t *testing.T) {
 
 // TestWriteHooksAskJoplinNothingNew: with the index built, the scripted
 // agent task of TestAgentTaskJoplinRequests costs 7 Joplin requests (the
-// search is answered by the index): the write hooks take what the writes
+// search is answered by the index): the write observer takes what the writes
 // already know (update_note's answer, the tag created, the link made)
 // instead of re-reading notes, notebooks and tags. A tag made elsewhere
 // is read once when notebridge first links it; a deleted tag leaves the

@@ -7,44 +7,50 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type statusOut struct {
 	Reachable     bool   `json:"reachable"`
 	Authenticated bool   `json:"authenticated"`
-	Code          string `json:"code,omitempty"`
-	Message       string `json:"message"`
+	Code          string `json:"code,omitempty" schema:"max=64"`
+	Message       string `json:"message" schema:"max=500"`
 	// Index is the search index's state, when notebridge keeps one.
 	Index *joplinindex.Status `json:"index,omitempty"`
+	// Sync is the sync state the Joplin container reports; Conflicts, the
+	// conflict copies Joplin holds (when Joplin answered).
+	Sync      *syncOut      `json:"sync"`
+	Conflicts *conflictsOut `json:"conflicts,omitempty"`
 }
 
+type statusIn struct{}
+
 func (o *Ops) joplinStatus() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"reachable":     schema.Bool("Whether the Joplin Data API answered."),
-		"authenticated": schema.Bool("Whether Joplin accepted the token."),
-		"code":          schema.String("Error code when not usable.", 0, 64),
-		"message":       schema.String("Summary.", 0, 500),
-		"index": schema.Object("Search index.", map[string]any{
-			"state": schema.Enum("", "idle", "building", "ready", "paused", "failed"),
-			"notes": schema.Integer("Notes indexed (so far, while building).", 0, 1<<31),
-			"error": schema.String("Last indexing problem.", 0, 2000),
-		}, "state", "notes"),
-	}, "reachable", "authenticated", "message")
-	return op("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token.",
-		registry.EffectRead, schema.Object("", map[string]any{}), out,
-		registry.Func(func(ctx context.Context, _ struct{}) (statusOut, error) {
-			out, err := o.status(ctx)
-			if o.index != nil && err == nil {
-				o.index.Start()
-				st := o.index.Status()
-				if len(st.Error) > 2000 {
-					st.Error = st.Error[:2000]
-				}
-				out.Index = &st
-			}
+	desc := "Check that Joplin is reachable and accepts the token; report the sync with the person's other devices (target, last success, last error, encryption) and conflict copies."
+	return registry.Define(o.meta("joplin_status", "Joplin status", desc, registry.EffectRead), func(ctx context.Context, _ statusIn) (statusOut, error) {
+		out, err := o.status(ctx)
+		if err != nil {
 			return out, err
-		}))
+		}
+		out.Sync = o.syncStatus()
+		if out.Authenticated {
+			// Details: a failure to read them leaves them out.
+			out.Conflicts, _ = o.conflictStatus(ctx)
+			if e := out.Sync.E2EE; e != nil && e.ItemsEncrypted == nil {
+				if n, err := o.encryptedNotes(ctx); err == nil {
+					e.NotesEncrypted = &n
+				}
+			}
+		}
+		if o.index != nil {
+			o.index.Start()
+			st := o.index.Status()
+			if len(st.Error) > 2000 {
+				st.Error = st.Error[:2000]
+			}
+			out.Index = &st
+		}
+		return out, err
+	})
 }
 
 func (o *Ops) status(ctx context.Context) (statusOut, error) {

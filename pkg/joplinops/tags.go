@@ -13,25 +13,17 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // Tag is a Joplin tag. Joplin keeps a tag's case and compares titles
 // case-insensitively.
 type Tag struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"max=10000"`
 }
 
 // MaxTags bounds how many tags the tag operations read.
 const MaxTags = 10_000
-
-func tagSchema() schema.S {
-	return schema.Object("A tag.", map[string]any{
-		"id":    schema.ID(""),
-		"title": schema.String("Title, lower case.", 0, 10_000),
-	}, "id", "title")
-}
 
 // allTags lists every tag; more than MaxTags is an error.
 func (o *Ops) allTags(ctx context.Context) ([]Tag, error) {
@@ -127,150 +119,121 @@ func (o *Ops) tagConflict(ctx context.Context, err error, title, self string) er
 }
 
 type listTagsOut struct {
-	Tags  []Tag `json:"tags"`
-	Total int   `json:"total"`
+	Tags  []Tag `json:"tags" schema:"max=@max_tags"`
+	Total int   `json:"total" schema:"min=0,max=@max_tags"`
 }
 
 func (o *Ops) listTags() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"tags":  schema.Array("Tags by title.", tagSchema(), MaxTags),
-		"total": schema.Integer("Number of tags.", 0, MaxTags),
-	}, "tags", "total")
-	return op("list_tags", "List tags", "List every tag, sorted by title.",
-		registry.EffectRead, schema.Object("", map[string]any{}), out,
-		registry.Func(func(ctx context.Context, _ struct{}) (listTagsOut, error) {
-			tags, err := o.allTags(ctx)
-			if err != nil {
-				return listTagsOut{}, err
-			}
-			slices.SortFunc(tags, func(a, b Tag) int {
-				return cmp.Or(strings.Compare(NormalizeTitle(a.Title), NormalizeTitle(b.Title)), strings.Compare(a.ID, b.ID))
-			})
-			if tags == nil {
-				tags = []Tag{}
-			}
-			return listTagsOut{Tags: tags, Total: len(tags)}, nil
-		}))
+	return registry.Define(o.meta("list_tags", "List tags", "List every tag, sorted by title.", registry.EffectRead), func(ctx context.Context, _ struct{}) (listTagsOut, error) {
+		tags, err := o.allTags(ctx)
+		if err != nil {
+			return listTagsOut{}, err
+		}
+		slices.SortFunc(tags, func(a, b Tag) int {
+			return cmp.Or(strings.Compare(NormalizeTitle(a.Title), NormalizeTitle(b.Title)), strings.Compare(a.ID, b.ID))
+		})
+		if tags == nil {
+			tags = []Tag{}
+		}
+		return listTagsOut{Tags: tags, Total: len(tags)}, nil
+	})
 }
 
 type createTagIn struct {
-	Title string `json:"title"`
+	Title string `json:"title" schema:"min=1,max=500"`
 }
 
 func (o *Ops) createTag() registry.Operation {
-	in := schema.Object("", map[string]any{"title": titleSchema}, "title")
 	desc := "Create a tag (stored in lower case). An existing title fails with TAG_ALREADY_EXISTS."
-	return op("create_tag", "Create tag", desc, registry.EffectCreate, in, tagSchema(),
-		registry.Func(func(ctx context.Context, in createTagIn) (Tag, error) {
-			if err := checkTagTitle(in.Title); err != nil {
-				return Tag{}, err
+	return registry.Define(o.meta("create_tag", "Create tag", desc, registry.EffectCreate), func(ctx context.Context, in createTagIn) (Tag, error) {
+		if err := checkTagTitle(in.Title); err != nil {
+			return Tag{}, err
+		}
+		unlock, err := o.lockCreates(ctx)
+		if err != nil {
+			return Tag{}, err
+		}
+		defer unlock()
+		matches, err := o.tagsTitled(ctx, in.Title, "")
+		if err != nil {
+			return Tag{}, err
+		}
+		if len(matches) > 0 {
+			return Tag{}, tagExists(matches)
+		}
+		id := joplin.NewID()
+		var created Tag
+		if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": in.Title}, &created); err != nil {
+			load := func(ctx context.Context) (Tag, error) { return o.loadTag(ctx, id) }
+			if created, err = confirmCreate(ctx, err, id, load, func(t Tag) bool {
+				return NormalizeTitle(t.Title) == NormalizeTitle(in.Title)
+			}); err != nil {
+				return Tag{}, o.tagConflict(ctx, err, in.Title, "")
 			}
-			unlock, err := o.lockCreates(ctx)
-			if err != nil {
-				return Tag{}, err
-			}
-			defer unlock()
-			matches, err := o.tagsTitled(ctx, in.Title, "")
-			if err != nil {
-				return Tag{}, err
-			}
-			if len(matches) > 0 {
-				return Tag{}, tagExists(matches)
-			}
-			id := joplin.NewID()
-			var created Tag
-			if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": in.Title}, &created); err != nil {
-				load := func(ctx context.Context) (Tag, error) { return o.loadTag(ctx, id) }
-				if created, err = confirmCreate(ctx, err, id, load, func(t Tag) bool {
-					return NormalizeTitle(t.Title) == NormalizeTitle(in.Title)
-				}); err != nil {
-					return Tag{}, o.tagConflict(ctx, err, in.Title, "")
-				}
-			}
-			o.indexTag(ctx, created.ID, created.Title)
-			return created, nil
-		}))
+		}
+		return created, nil
+	})
 }
 
 type updateTagIn struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"min=1,max=500"`
 }
 
 func (o *Ops) updateTag() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"id":    schema.ID(""),
-		"title": titleSchema,
-	}, "id", "title")
 	desc := "Rename a tag (stored in lower case). Another tag's title fails with TAG_ALREADY_EXISTS."
-	return op("update_tag", "Rename tag", desc, registry.EffectUpdate, in, tagSchema(),
-		registry.Func(func(ctx context.Context, in updateTagIn) (Tag, error) {
-			if err := checkTagTitle(in.Title); err != nil {
-				return Tag{}, err
-			}
-			unlock, err := o.lockCreates(ctx)
-			if err != nil {
-				return Tag{}, err
-			}
-			defer unlock()
-			if _, err := o.loadTag(ctx, in.ID); err != nil {
-				return Tag{}, err
-			}
-			matches, err := o.tagsTitled(ctx, in.Title, in.ID)
-			if err != nil {
-				return Tag{}, err
-			}
-			if len(matches) > 0 {
-				return Tag{}, tagExists(matches)
-			}
-			var updated Tag
-			if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
-				return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, in.ID), in.ID)
-			}
-			o.indexTag(ctx, in.ID, updated.Title)
-			return updated, nil
-		}))
+	return registry.Define(o.meta("update_tag", "Rename tag", desc, registry.EffectUpdate), func(ctx context.Context, in updateTagIn) (Tag, error) {
+		if err := checkTagTitle(in.Title); err != nil {
+			return Tag{}, err
+		}
+		unlock, err := o.lockCreates(ctx)
+		if err != nil {
+			return Tag{}, err
+		}
+		defer unlock()
+		if _, err := o.loadTag(ctx, in.ID); err != nil {
+			return Tag{}, err
+		}
+		matches, err := o.tagsTitled(ctx, in.Title, in.ID)
+		if err != nil {
+			return Tag{}, err
+		}
+		if len(matches) > 0 {
+			return Tag{}, tagExists(matches)
+		}
+		var updated Tag
+		if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {
+			return Tag{}, withObjectID(o.tagConflict(ctx, err, in.Title, in.ID), in.ID)
+		}
+		return updated, nil
+	})
 }
 
 type tagIDIn struct {
-	ID string `json:"id"`
+	ID string `json:"id" schema:"id"`
 }
 
 type deleteTagOut struct {
-	ID      string `json:"id"`
+	ID      string `json:"id" schema:"id"`
 	Deleted bool   `json:"deleted"`
 }
 
 func (o *Ops) deleteTag() registry.Operation {
-	in := schema.Object("", map[string]any{"id": schema.ID("")}, "id")
-	out := schema.Object("", map[string]any{
-		"id":      schema.ID(""),
-		"deleted": schema.Bool("Always true."),
-	}, "id", "deleted")
 	desc := "Delete a tag permanently (Joplin has no trash for tags) and remove it from every note; the notes are kept."
-	return op("delete_tag", "Delete tag", desc, registry.EffectDeletePermanent, in, out,
-		registry.Func(func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
-			if _, err := o.loadTag(ctx, in.ID); err != nil {
-				return deleteTagOut{}, err
-			}
-			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
-				return deleteTagOut{}, withObjectID(missing(err, "tag", in.ID), in.ID)
-			}
-			o.indexTagDeleted(ctx, in.ID)
-			return deleteTagOut{ID: in.ID, Deleted: true}, nil
-		}))
+	return registry.Define(o.meta("delete_tag", "Delete tag", desc, registry.EffectDeletePermanent), func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
+		if _, err := o.loadTag(ctx, in.ID); err != nil {
+			return deleteTagOut{}, err
+		}
+		if err := o.c.Write(ctx, "DELETE", "/tags/"+in.ID, nil, nil, nil); err != nil {
+			return deleteTagOut{}, withObjectID(missing(err, "tag", in.ID), in.ID)
+		}
+		return deleteTagOut{ID: in.ID, Deleted: true}, nil
+	})
 }
 
 type noteTagIn struct {
-	NoteID string `json:"note_id"`
-	TagID  string `json:"tag_id"`
-}
-
-func noteTagSchema() schema.S {
-	return schema.Object("", map[string]any{
-		"note_id": schema.ID(""),
-		"tag_id":  schema.ID(""),
-	}, "note_id", "tag_id")
+	NoteID string `json:"note_id" schema:"id"`
+	TagID  string `json:"tag_id" schema:"id"`
 }
 
 // noteHasTag checks that the note and the tag exist (NOT_FOUND naming the
@@ -295,20 +258,13 @@ func (o *Ops) noteHasTag(ctx context.Context, in noteTagIn) (bool, error) {
 }
 
 type tagNoteOut struct {
-	NoteID        string `json:"note_id"`
-	TagID         string `json:"tag_id"`
+	NoteID        string `json:"note_id" schema:"id"`
+	TagID         string `json:"tag_id" schema:"id"`
 	AlreadyTagged bool   `json:"already_tagged"`
 }
 
 func (o *Ops) tagNote() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"note_id":        schema.ID(""),
-		"tag_id":         schema.ID(""),
-		"already_tagged": schema.Bool("The note already had the tag; nothing was changed."),
-	}, "note_id", "tag_id", "already_tagged")
-	return op("tag_note", "Tag note", "Add a tag to a note; a no-op when the note has it.",
-		registry.EffectUpdate, noteTagSchema(), out,
-		registry.Func(o.doTagNote))
+	return registry.Define(o.meta("tag_note", "Tag note", "Add a tag to a note; a no-op when the note has it.", registry.EffectUpdate), o.doTagNote)
 }
 
 // doTagNote costs two Joplin requests: the note must exist (Joplin would
@@ -326,38 +282,29 @@ func (o *Ops) doTagNote(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
 	answer = bytes.TrimSpace(answer)
 	already := len(answer) == 0 || string(answer) == "null"
 	if !already {
-		o.indexTagLink(ctx, in.NoteID, in.TagID, true)
 	}
 	return tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: already}, nil
 }
 
 type untagNoteOut struct {
-	NoteID          string `json:"note_id"`
-	TagID           string `json:"tag_id"`
+	NoteID          string `json:"note_id" schema:"id"`
+	TagID           string `json:"tag_id" schema:"id"`
 	AlreadyUntagged bool   `json:"already_untagged"`
 }
 
 func (o *Ops) untagNote() registry.Operation {
-	out := schema.Object("", map[string]any{
-		"note_id":          schema.ID(""),
-		"tag_id":           schema.ID(""),
-		"already_untagged": schema.Bool("The note did not have the tag; nothing was changed."),
-	}, "note_id", "tag_id", "already_untagged")
-	return op("untag_note", "Untag note", "Remove a tag from a note; a no-op when the note lacks it.",
-		registry.EffectUpdate, noteTagSchema(), out,
-		registry.Func(func(ctx context.Context, in noteTagIn) (untagNoteOut, error) {
-			has, err := o.noteHasTag(ctx, in)
-			if err != nil {
-				return untagNoteOut{}, err
-			}
-			res := untagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyUntagged: !has}
-			if !has {
-				return res, nil
-			}
-			if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
-				return untagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
-			}
-			o.indexTagLink(ctx, in.NoteID, in.TagID, false)
+	return registry.Define(o.meta("untag_note", "Untag note", "Remove a tag from a note; a no-op when the note lacks it.", registry.EffectUpdate), func(ctx context.Context, in noteTagIn) (untagNoteOut, error) {
+		has, err := o.noteHasTag(ctx, in)
+		if err != nil {
+			return untagNoteOut{}, err
+		}
+		res := untagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyUntagged: !has}
+		if !has {
 			return res, nil
-		}))
+		}
+		if err := o.c.Write(ctx, "DELETE", "/tags/"+in.TagID+"/notes/"+in.NoteID, nil, nil, nil); err != nil {
+			return untagNoteOut{}, withObjectID(missing(err, "tag", in.TagID), in.NoteID)
+		}
+		return res, nil
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // benchArgBytes is the size of the text argument of the benchmarked call:
@@ -29,12 +29,13 @@ func benchLine() []byte {
 // a call costs what reading, validating and answering it costs.
 func sinkServer(b *testing.B) *Server {
 	b.Helper()
-	in := schema.Object("", map[string]any{"text": schema.String("Text.", 0, benchArgBytes)}, "text")
+	in := fmt.Sprintf(`{"type":"object","properties":{"text":{"type":"string","maxLength":%d}},"required":["text"],"additionalProperties":false}`, benchArgBytes)
 	reg, err := registry.New(registry.Operation{
 		Name: "sink", Title: "sink", Description: "Test.", Toolset: "test", Effect: registry.EffectRead,
-		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
-		Exposure: []registry.Transport{registry.MCPStdio},
-		Handler:  func(context.Context, json.RawMessage) (any, error) { return json.RawMessage(`{}`), nil },
+		InputSchema:  json.RawMessage(in),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		Exposure:     []registry.Transport{registry.MCPStdio},
+		Handler:      func(context.Context, json.RawMessage) (any, error) { return json.RawMessage(`{}`), nil },
 	})
 	if err != nil {
 		b.Fatal(err)

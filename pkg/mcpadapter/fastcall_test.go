@@ -15,7 +15,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // diffExecutor serves tools whose results exercise every encoding rule the
@@ -23,19 +22,19 @@ import (
 func diffExecutor(t testing.TB) *executor.Executor {
 	t.Helper()
 	both := []registry.Transport{registry.MCPStdio, registry.MCPHTTP}
-	textIn := schema.Object("", map[string]any{"text": schema.String("Text.", 0, 4<<20)}, "text")
-	anyOut := schema.JSON(schema.Object("", map[string]any{})) // output validation is off
+	textIn := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":4194304}},"required":["text"],"additionalProperties":false}`)
+	anyOut := json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`) // output validation is off
 	raw := func(b string) registry.Handler {
 		return func(context.Context, json.RawMessage) (any, error) { return json.RawMessage(b), nil }
 	}
 	ops := []registry.Operation{
-		{Name: "echo", InputSchema: schema.JSON(textIn), Exposure: both,
+		{Name: "echo", InputSchema: textIn, Exposure: both,
 			Handler: registry.Typed(func(_ context.Context, in struct {
 				Text string `json:"text"`
 			}) (any, error) {
 				return map[string]string{"echo": in.Text}, nil
 			})},
-		{Name: "fail", InputSchema: schema.JSON(textIn), Exposure: both,
+		{Name: "fail", InputSchema: textIn, Exposure: both,
 			Handler: registry.Typed(func(_ context.Context, in struct {
 				Text string `json:"text"`
 			}) (any, error) {
@@ -51,7 +50,7 @@ func diffExecutor(t testing.TB) *executor.Executor {
 	for i := range ops {
 		ops[i].Title, ops[i].Description, ops[i].Toolset, ops[i].Effect = ops[i].Name, "Test.", "test", registry.EffectRead
 		if ops[i].InputSchema == nil {
-			ops[i].InputSchema = schema.JSON(schema.Object("", map[string]any{}))
+			ops[i].InputSchema = json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 		}
 		ops[i].OutputSchema = anyOut
 	}

@@ -15,21 +15,21 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"
 
 func testExecutor(t testing.TB) *executor.Executor {
 	t.Helper()
-	in := schema.Object("", map[string]any{"text": schema.String("Text.", 0, 100)}, "text")
-	out := schema.Object("", map[string]any{"echo": schema.String("Text.", 0, 100)}, "echo")
+	in := json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","maxLength":100}},"required":["text"],"additionalProperties":false}`)
+	out := json.RawMessage(`{"type":"object","properties":{"echo":{"type":"string","maxLength":100}},"required":["echo"],"additionalProperties":false}`)
 	reg, err := registry.New(registry.Operation{
 		Name: "echo_text", Title: "Echo", Description: "Echo text.", Toolset: "test",
-		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(out), Effect: registry.EffectRead,
+		InputSchema: in, OutputSchema: out, Effect: registry.EffectRead,
 		Exposure: []registry.Transport{registry.MCPStdio, registry.MCPHTTP},
 		Handler: registry.Typed(func(_ context.Context, in struct {
 			Text string `json:"text"`
@@ -55,7 +55,7 @@ func waitExecutor(t testing.TB, tr registry.Transport) (ex *executor.Executor, s
 	started, aborted = make(chan struct{}, 1), make(chan struct{}, 1)
 	reg, err := registry.New(registry.Operation{
 		Name: "wait", Title: "Wait", Description: "Wait.", Toolset: "test", Effect: registry.EffectRead,
-		InputSchema: schema.JSON(schema.Object("", map[string]any{})), OutputSchema: schema.JSON(schema.Object("", map[string]any{})),
+		InputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`), OutputSchema: json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
 		Exposure: []registry.Transport{tr},
 		Handler: func(ctx context.Context, _ json.RawMessage) (any, error) {
 			started <- struct{}{}
@@ -251,5 +251,32 @@ func TestHealthRoutesNeedNoToken(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Errorf("%s: %d", p, resp.StatusCode)
 		}
+	}
+}
+
+// TestHealthzReportsAConfigurationError: /healthz answers 503 with the
+// code while Health reports a configuration error, and 200 once it is
+// fixed; /readyz does not depend on it.
+func TestHealthzReportsAConfigurationError(t *testing.T) {
+	var bad error = domainerr.New(domainerr.JoplinAuthFailed, "refused")
+	h := newGuardedHTTP(t, testExecutor(t), HTTPConfig{Health: func(context.Context) error { return bad }})
+	get := func(p string) (int, string) {
+		resp, err := http.Get(h.srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 503 || !strings.Contains(body, `"code":"JOPLIN_AUTH_FAILED"`) {
+		t.Errorf("healthz with a refused token: %d %s", code, body)
+	}
+	if code, _ := get("/readyz"); code != 200 {
+		t.Errorf("readyz: %d", code)
+	}
+	bad = nil
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("healthz once fixed: %d", code)
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 
@@ -30,7 +29,7 @@ func (tt tokenTable) VerifyAccessToken(_ context.Context, tok string) (oauthrs.P
 // write); writes counts the write handler's runs.
 func notesExecutor(t *testing.T, writes *atomic.Int32) *executor.Executor {
 	t.Helper()
-	obj := schema.JSON(schema.Object("", map[string]any{}))
+	obj := json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
 	mk := func(name string, eff registry.Effect) registry.Operation {
 		return registry.Operation{Name: name, Title: "T", Description: "D.", Toolset: "joplin", Effect: eff,
 			InputSchema: obj, OutputSchema: obj, Exposure: []registry.Transport{registry.MCPHTTP},
@@ -95,7 +94,7 @@ func TestOAuthFrontDoor(t *testing.T) {
 			return p
 		}(),
 	})
-	md := `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"`
+	md := `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write okf:read okf:write"`
 	resp, body := post(t, h.srv.URL+Path, initBody("2025-06-18"), nil)
 	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != md || !strings.Contains(body, "UNAUTHENTICATED") {
 		t.Fatalf("no token: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)

@@ -47,6 +47,9 @@ type Config struct {
 	StateDir string
 	// Consent asks the owner to approve an authorization request.
 	Consent Consent
+	// Scopes are the scopes of the operations served (scopes_supported;
+	// empty: all of scope.All).
+	Scopes scope.Set
 	// Now is the clock of the store and the resource checks (nil: time.Now).
 	Now func() time.Time
 	// MaxClients bounds registered clients (0: 100).
@@ -70,6 +73,21 @@ type Config struct {
 	RegisterRate  string
 	TokenRate     string
 	AuthorizeRate string
+	// TrustedProxies are the peers whose X-Forwarded-For and
+	// X-Forwarded-Host are believed (empty: DefaultTrustedProxies).
+	TrustedProxies TrustedProxies
+	// InternalHosts are the host:port names a proxy sends as Host when it
+	// dials us (e.g. bridge:8765), accepted besides the issuer's host and
+	// loopback.
+	InternalHosts []string
+}
+
+// supported is s, or every scope when s is empty.
+func supported(s scope.Set) scope.Set {
+	if s.Empty() {
+		return scope.NewSet(scope.All...)
+	}
+	return s
 }
 
 // Decision is what the owner's consent step decided.
@@ -109,6 +127,7 @@ type Server struct {
 	cimd     *http.Client
 	// secrets checks client secrets for fosite.
 	secrets *secretHasher
+	hosts   hostSet
 }
 
 // New opens the state in cfg.StateDir and builds the server.
@@ -140,15 +159,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.AuthorizeRate == "" {
 		cfg.AuthorizeRate = "60-M"
 	}
+	if len(cfg.TrustedProxies.prefixes) == 0 {
+		cfg.TrustedProxies = defaultTrusted
+	}
 	dir := filepath.Join(cfg.StateDir, "oauth")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("oauth state directory: %w", err)
 	}
-	secret, err := loadSecret(filepath.Join(dir, "token-secret"))
-	if err != nil {
+	if _, err := loadSecret(secretPath(cfg.StateDir)); err != nil {
 		return nil, err
 	}
-	store, err := OpenStore(filepath.Join(dir, "state.json"), cfg.Resource, cfg.Now)
+	store, err := OpenStore(statePath(cfg.StateDir), cfg.Resource, cfg.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +177,6 @@ func New(cfg Config) (*Server, error) {
 		AccessTokenLifespan:            cfg.AccessTokenLifespan,
 		RefreshTokenLifespan:           cfg.RefreshTokenLifespan,
 		AuthorizeCodeLifespan:          cfg.CodeLifespan,
-		GlobalSecret:                   secret,
 		EnforcePKCE:                    true,
 		EnablePKCEPlainChallengeMethod: false,
 		ScopeStrategy:                  fosite.ExactScopeStrategy,
@@ -167,8 +187,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	secrets := &secretHasher{bcrypt: NewGate(cfg.SecretChecks, cfg.SecretCheckWait), migrate: store.replaceSecretHash}
 	fc.ClientSecretsHasher = secrets
-	strategy := compose.NewOAuth2HMACStrategy(fc)
+	// The secret is read from its file on every use: notebridge oauth
+	// rotate-secret replaces it under a running server.
+	strategy := compose.NewOAuth2HMACStrategy(rotatingConfig{Config: fc, secret: &secretSource{path: secretPath(cfg.StateDir)}})
 	s := &Server{cfg: cfg, store: store, strategy: strategy, cimd: cimdClient(cfg.CIMDTesting), secrets: secrets}
+	s.hosts = newHostSet(cfg.Issuer, cfg.InternalHosts)
 	s.provider = compose.Compose(fc, store, strategy,
 		compose.OAuth2AuthorizeExplicitFactory,
 		compose.OAuth2RefreshTokenGrantFactory,
@@ -188,7 +211,7 @@ func New(cfg Config) (*Server, error) {
 		"code_challenge_methods_supported":           []string{"S256"},
 		"token_endpoint_auth_methods_supported":      authMethods,
 		"revocation_endpoint_auth_methods_supported": authMethods,
-		"scopes_supported":                           scope.NewSet(scope.All...).List(),
+		"scopes_supported":                           supported(cfg.Scopes).List(),
 		"client_id_metadata_document_supported":      true,
 
 		// RFC 9207: every authorization response carries iss.
@@ -260,12 +283,12 @@ func loadSecret(path string) ([]byte, error) {
 	return b, f.Close()
 }
 
-// Routes maps every endpoint path to its handler; all are served without
-// a bearer token. The map is a copy.
+// Routes maps every endpoint path to its handler, behind Front; all are
+// served without a bearer token. The map is a copy.
 func (s *Server) Routes() map[string]http.Handler {
 	out := make(map[string]http.Handler, len(s.routes))
 	for k, v := range s.routes {
-		out[k] = v
+		out[k] = s.Front(v)
 	}
 	return out
 }
@@ -307,6 +330,9 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (oauthrs.P
 	if err != nil {
 		return oauthrs.Principal{}, oauthrs.ErrInvalidToken
 	}
+	// Bookkeeping for the operator (oauth grants); a failure to record it
+	// does not refuse the request.
+	_ = s.store.touchGrant(ar.GetID())
 	return oauthrs.Principal{
 		GrantID: ar.GetID(), ClientID: ar.GetClient().GetID(), Issuer: s.cfg.Issuer,
 		Audience: ar.GetGrantedAudience(), Scopes: granted,

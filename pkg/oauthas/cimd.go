@@ -20,10 +20,10 @@ import (
 // a client whose client_id is an https URL publishes its metadata there,
 // and the authorization server fetches it. The fetch is an outbound request
 // chosen by a stranger, so it is bounded: https only, no redirects, no
-// proxy, every dialled address public (no loopback, private, link-local,
-// shared, multicast or unspecified address, checked on the resolved
-// address at connect time), at most MaxRegistrationBytes in
-// cimdTimeout.
+// proxy, every dialled address public (outside every block of the IANA
+// special-purpose registries that is not globally reachable: specialaddr.go;
+// checked on the resolved address at connect time), at most
+// MaxRegistrationBytes in cimdTimeout.
 
 const (
 	cimdTimeout   = 5 * time.Second
@@ -67,15 +67,28 @@ func checkCIMDURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// publicAddr reports whether an address may be dialled for a document.
+// publicAddr reports whether an address may be dialled for a document:
+// a global unicast address outside every special-purpose block that is not
+// globally reachable (specialBlocks). allowLoopback (tests only) admits
+// loopback addresses.
 func publicAddr(a netip.Addr, allowLoopback bool) bool {
 	a = a.Unmap()
 	if a.IsLoopback() {
 		return allowLoopback
 	}
-	shared := netip.MustParsePrefix("100.64.0.0/10")
-	thisNet := netip.MustParsePrefix("0.0.0.0/8")
-	return a.IsGlobalUnicast() && !a.IsPrivate() && !shared.Contains(a) && !thisNet.Contains(a)
+	return a.IsGlobalUnicast() && !notPublic(a)
+}
+
+// dialControl refuses, at connect time (after DNS), every address that is
+// not public.
+func dialControl(allowLoopback bool) func(network, address string, c syscall.RawConn) error {
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil || !publicAddr(ap.Addr(), allowLoopback) {
+			return errors.New("the client_id URL resolves to an address that is not public")
+		}
+		return nil
+	}
 }
 
 // cimdClient is the HTTP client of document fetches.
@@ -86,13 +99,7 @@ func cimdClient(testing CIMDTesting) *http.Client {
 	}
 	dialer := &net.Dialer{
 		Timeout: timeout,
-		Control: func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil || !publicAddr(ap.Addr(), testing.AllowLoopback) {
-				return errors.New("the client_id URL resolves to an address that is not public")
-			}
-			return nil
-		},
+		Control: dialControl(testing.AllowLoopback),
 	}
 	return &http.Client{
 		Timeout: timeout,

@@ -34,7 +34,7 @@ func (c *consentStub) Decide(w http.ResponseWriter, _ *http.Request, req Consent
 }
 
 type asTest struct {
-	t       *testing.T
+	t       testing.TB
 	as      *Server
 	srv     *httptest.Server
 	consent *consentStub
@@ -42,21 +42,22 @@ type asTest struct {
 	http    *http.Client
 }
 
-func newASTest(t *testing.T, dir string) *asTest {
+func newASTest(t testing.TB, dir string) *asTest {
 	t.Helper()
 	return newASTestWith(t, dir, Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M"})
 }
 
 // newASTestWith serves an authorization server with cfg's rates and
 // CIMD test setting.
-func newASTestWith(t *testing.T, dir string, cfg Config) *asTest {
+func newASTestWith(t testing.TB, dir string, cfg Config) *asTest {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	c := &consentStub{decision: Approved}
 	as, err := New(Config{Issuer: testIssuer, Resource: testResource, StateDir: dir, Consent: c,
-		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, AuthorizeRate: cfg.AuthorizeRate, CIMDTesting: cfg.CIMDTesting})
+		RegisterRate: cfg.RegisterRate, TokenRate: cfg.TokenRate, AuthorizeRate: cfg.AuthorizeRate, CIMDTesting: cfg.CIMDTesting,
+		TrustedProxies: cfg.TrustedProxies, InternalHosts: cfg.InternalHosts, Now: cfg.Now})
 	if err != nil {
 		t.Fatal(err)
 	}

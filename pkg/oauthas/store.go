@@ -25,15 +25,21 @@ import (
 // themselves. Every change rewrites one JSON file in the state directory
 // atomically (temporary file, fsync, rename; mode 0600 in a 0700
 // directory), so the state survives a restart and a revocation is on disk
-// before it is answered. It implements the storage interfaces fosite's
-// authorization code, PKCE, refresh and revocation handlers need.
+// before it is answered. The file is shared with the operator's commands
+// in other processes under a file lock (storesync.go). It implements the
+// storage interfaces fosite's authorization code, PKCE, refresh and
+// revocation handlers need.
 type Store struct {
 	path string
 	now  func() time.Time
 	// audience is what every client may be granted: our one resource.
 	audience []string
-	mu       sync.Mutex
-	st       state
+	// mu serialises this process; lock adds the cross-process file lock.
+	mu sync.Mutex
+	st state
+	// seen is the state file as last read or written here: when it
+	// differs, another process (the operator's CLI) changed it.
+	seen os.FileInfo
 }
 
 // state is the file's content.
@@ -44,6 +50,10 @@ type state struct {
 	PKCE    map[string]tokenRecord  `json:"pkce"`
 	Access  map[string]tokenRecord  `json:"access"`
 	Refresh map[string]tokenRecord  `json:"refresh"`
+	Grants  map[string]grantRecord  `json:"grants,omitempty"`
+	// Revoked holds the grants the operator revoked, until their last
+	// token would have expired: no new token is stored for them.
+	Revoked map[string]time.Time `json:"revoked,omitempty"`
 }
 
 // clientRecord is a registered client. SecretHash is a SHA-256 digest
@@ -92,32 +102,16 @@ func OpenStore(path, resource string, now func() time.Time) (*Store, error) {
 		return nil, fmt.Errorf("oauth state directory: %w", err)
 	}
 	s := &Store{path: path, now: now, audience: []string{resource}, st: emptyState()}
-	raw, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return s, nil
-	case err != nil:
-		return nil, fmt.Errorf("read oauth state: %w", err)
-	}
-	var st state
-	if err := json.Unmarshal(raw, &st); err != nil || st.Version != stateVersion {
-		return nil, fmt.Errorf("oauth state %s is not a version-%d state file; move it away to start over", path, stateVersion)
-	}
-	s.st = emptyState()
-	for k, v := range st.Clients {
-		s.st.Clients[k] = v
-	}
-	for _, m := range []struct{ dst, src map[string]tokenRecord }{{s.st.Codes, st.Codes}, {s.st.PKCE, st.PKCE}, {s.st.Access, st.Access}, {s.st.Refresh, st.Refresh}} {
-		for k, v := range m.src {
-			m.dst[k] = v
-		}
+	if err := s.refresh(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
 func emptyState() state {
 	return state{Version: stateVersion, Clients: map[string]clientRecord{}, Codes: map[string]tokenRecord{},
-		PKCE: map[string]tokenRecord{}, Access: map[string]tokenRecord{}, Refresh: map[string]tokenRecord{}}
+		PKCE: map[string]tokenRecord{}, Access: map[string]tokenRecord{}, Refresh: map[string]tokenRecord{},
+		Grants: map[string]grantRecord{}, Revoked: map[string]time.Time{}}
 }
 
 // commit prunes what has expired and writes the state atomically. The
@@ -131,6 +125,9 @@ func (s *Store) commit() error {
 	}
 	if err := atomicfile.Write(s.path, raw, time.Time{}); err != nil {
 		return fmt.Errorf("write oauth state: %w", err)
+	}
+	if fi, err := os.Stat(s.path); err == nil {
+		s.seen = fi
 	}
 	return nil
 }
@@ -150,6 +147,7 @@ func (s *Store) prune() {
 	drop(s.st.PKCE, fosite.AuthorizeCode)
 	drop(s.st.Access, fosite.AccessToken)
 	drop(s.st.Refresh, fosite.RefreshToken)
+	s.pruneGrants()
 }
 
 // record converts a fosite request for storage.
@@ -215,22 +213,36 @@ func hydrate(sess *fosite.DefaultSession, stored fosite.DefaultSession) {
 	sess.Username, sess.Subject = stored.Username, stored.Subject
 }
 
-func (s *Store) create(m map[string]tokenRecord, key string, r fosite.Requester, accessSig string) error {
+func (s *Store) create(m func(*state) map[string]tokenRecord, key string, r fosite.Requester, accessSig string, grant bool) error {
 	rec, err := record(r)
 	if err != nil {
 		return err
 	}
 	rec.AccessSignature = accessSig
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m[key] = rec
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if grant {
+		// A refresh that read its grant before the operator revoked it
+		// cannot bring the grant back.
+		if _, revoked := s.st.Revoked[rec.RequestID]; revoked {
+			return fosite.ErrInactiveToken
+		}
+		s.noteGrant(rec)
+	}
+	m(&s.st)[key] = rec
 	return s.commit()
 }
 
-func (s *Store) get(m map[string]tokenRecord, key string, into fosite.Session, inactive error) (fosite.Requester, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	rec, ok := m[key]
+func (s *Store) get(m func(*state) map[string]tokenRecord, key string, into fosite.Session, inactive error) (fosite.Requester, error) {
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	rec, ok := m(&s.st)[key]
 	if !ok {
 		return nil, fosite.ErrNotFound
 	}
@@ -244,31 +256,37 @@ func (s *Store) get(m map[string]tokenRecord, key string, into fosite.Session, i
 	return req, nil
 }
 
-func (s *Store) remove(m map[string]tokenRecord, key string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := m[key]; !ok {
+func (s *Store) remove(m func(*state) map[string]tokenRecord, key string) error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, ok := m(&s.st)[key]; !ok {
 		return nil
 	}
-	delete(m, key)
+	delete(m(&s.st), key)
 	return s.commit()
 }
 
 // CreateAuthorizeCodeSession implements fosite's AuthorizeCodeStorage.
 func (s *Store) CreateAuthorizeCodeSession(_ context.Context, sig string, r fosite.Requester) error {
-	return s.create(s.st.Codes, sig, r, "")
+	return s.create(codes, sig, r, "", false)
 }
 
 // GetAuthorizeCodeSession returns ErrInvalidatedAuthorizeCode, with the
 // request, for a code already used: fosite then revokes its tokens.
 func (s *Store) GetAuthorizeCodeSession(_ context.Context, sig string, into fosite.Session) (fosite.Requester, error) {
-	return s.get(s.st.Codes, sig, into, fosite.ErrInvalidatedAuthorizeCode)
+	return s.get(codes, sig, into, fosite.ErrInvalidatedAuthorizeCode)
 }
 
 // InvalidateAuthorizeCodeSession marks a code used.
 func (s *Store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	rec, ok := s.st.Codes[sig]
 	if !ok {
 		return fosite.ErrNotFound
@@ -280,48 +298,48 @@ func (s *Store) InvalidateAuthorizeCodeSession(_ context.Context, sig string) er
 
 // CreatePKCERequestSession implements fosite's PKCERequestStorage.
 func (s *Store) CreatePKCERequestSession(_ context.Context, sig string, r fosite.Requester) error {
-	return s.create(s.st.PKCE, sig, r, "")
+	return s.create(pkces, sig, r, "", false)
 }
 
 // GetPKCERequestSession implements fosite's PKCERequestStorage.
 func (s *Store) GetPKCERequestSession(_ context.Context, sig string, into fosite.Session) (fosite.Requester, error) {
-	return s.get(s.st.PKCE, sig, into, fosite.ErrNotFound)
+	return s.get(pkces, sig, into, fosite.ErrNotFound)
 }
 
 // DeletePKCERequestSession implements fosite's PKCERequestStorage.
 func (s *Store) DeletePKCERequestSession(_ context.Context, sig string) error {
-	return s.remove(s.st.PKCE, sig)
+	return s.remove(pkces, sig)
 }
 
 // CreateAccessTokenSession implements fosite's AccessTokenStorage.
 func (s *Store) CreateAccessTokenSession(_ context.Context, sig string, r fosite.Requester) error {
-	return s.create(s.st.Access, sig, r, "")
+	return s.create(accesses, sig, r, "", true)
 }
 
 // GetAccessTokenSession implements fosite's AccessTokenStorage.
 func (s *Store) GetAccessTokenSession(_ context.Context, sig string, into fosite.Session) (fosite.Requester, error) {
-	return s.get(s.st.Access, sig, into, fosite.ErrNotFound)
+	return s.get(accesses, sig, into, fosite.ErrNotFound)
 }
 
 // DeleteAccessTokenSession implements fosite's AccessTokenStorage.
 func (s *Store) DeleteAccessTokenSession(_ context.Context, sig string) error {
-	return s.remove(s.st.Access, sig)
+	return s.remove(accesses, sig)
 }
 
 // CreateRefreshTokenSession implements fosite's RefreshTokenStorage.
 func (s *Store) CreateRefreshTokenSession(_ context.Context, sig, accessSig string, r fosite.Requester) error {
-	return s.create(s.st.Refresh, sig, r, accessSig)
+	return s.create(refreshes, sig, r, accessSig, true)
 }
 
 // GetRefreshTokenSession returns ErrInactiveToken, with the request, for a
 // refresh token already rotated out: fosite then revokes the whole grant.
 func (s *Store) GetRefreshTokenSession(_ context.Context, sig string, into fosite.Session) (fosite.Requester, error) {
-	return s.get(s.st.Refresh, sig, into, fosite.ErrInactiveToken)
+	return s.get(refreshes, sig, into, fosite.ErrInactiveToken)
 }
 
 // DeleteRefreshTokenSession implements fosite's RefreshTokenStorage.
 func (s *Store) DeleteRefreshTokenSession(_ context.Context, sig string) error {
-	return s.remove(s.st.Refresh, sig)
+	return s.remove(refreshes, sig)
 }
 
 // RotateRefreshToken retires every refresh token of the grant (kept,
@@ -344,8 +362,11 @@ func (s *Store) RevokeAccessToken(_ context.Context, requestID string) error {
 // accessOnly, deletes only its access tokens. Both delete access tokens
 // when refresh tokens go, so revocation takes effect at once.
 func (s *Store) revokeGrant(requestID string, accessOnly bool) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	changed := false
 	for k, r := range s.st.Access {
 		if r.RequestID == requestID {
@@ -370,8 +391,11 @@ func (s *Store) revokeGrant(requestID string, accessOnly bool) error {
 
 // GetClient implements fosite's ClientManager.
 func (s *Store) GetClient(_ context.Context, id string) (fosite.Client, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	c, ok := s.st.Clients[id]
 	if !ok {
 		return nil, fosite.ErrNotFound
@@ -394,8 +418,11 @@ func (s *Store) SetClientAssertionJWT(context.Context, string, time.Time) error 
 // grant while more than max are registered. It fails when every client
 // holds a live grant.
 func (s *Store) addClient(c clientRecord, max int) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if len(s.st.Clients) >= max {
 		live := map[string]bool{}
 		for _, m := range []map[string]tokenRecord{s.st.Codes, s.st.Access, s.st.Refresh} {
@@ -437,8 +464,11 @@ func (c clientRecord) client(audience []string) fosite.Client {
 
 // lookupClient returns a registered client.
 func (s *Store) lookupClient(id string) (clientRecord, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return clientRecord{}, false
+	}
+	defer unlock()
 	c, ok := s.st.Clients[id]
 	return c, ok
 }
@@ -446,8 +476,11 @@ func (s *Store) lookupClient(id string) (clientRecord, bool) {
 // grantScopes returns the scopes held by the grant of an active refresh
 // token.
 func (s *Store) grantScopes(refreshSig string) (scope.Set, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return scope.Set{}, false
+	}
+	defer unlock()
 	rec, ok := s.st.Refresh[refreshSig]
 	if !ok || !rec.Active {
 		return scope.Set{}, false

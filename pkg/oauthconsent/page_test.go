@@ -281,9 +281,9 @@ func TestRateLimit(t *testing.T) {
 
 func TestClientAddr(t *testing.T) {
 	cases := []struct{ remote, xff, want string }{
-		{"203.0.113.5:1234", "198.51.100.1", "203.0.113.5"},          // a public peer cannot claim another address
-		{"127.0.0.1:1234", "198.51.100.1", "198.51.100.1"},           // behind a local proxy
-		{"172.18.0.2:1234", "6.6.6.6, 198.51.100.1", "198.51.100.1"}, // the proxy's own entry is last
+		{"203.0.113.5:1234", "198.51.100.1", "203.0.113.5"},        // a public peer cannot claim another address
+		{"127.0.0.1:1234", "198.51.100.1", "198.51.100.1"},         // behind a local proxy
+		{"172.18.0.2:1234", "6.6.6.6, 198.51.100.1", "172.18.0.2"}, // a private peer is no proxy by default
 		{"127.0.0.1:1234", "", "127.0.0.1"},
 		{"127.0.0.1:1234", "junk", "127.0.0.1"},
 	}

@@ -50,6 +50,9 @@ type Config struct {
 	// Issuer is the authorization server's issuer identifier.
 	Issuer   string
 	Verifier Verifier
+	// Scopes are the scopes of the operations served (scopes_supported;
+	// empty: all of scope.All).
+	Scopes scope.Set
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -59,6 +62,8 @@ type Server struct {
 	cfg         Config
 	metadataURL string
 	metadata    []byte
+	// scope is the served scopes, space-separated, for the challenges.
+	scope string
 }
 
 // WellKnownPrefix is where RFC 9728 metadata lives, before the resource path.
@@ -79,11 +84,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, metadataURL: u.Scheme + "://" + u.Host + WellKnownPrefix + u.Path}
+	s := &Server{cfg: cfg, metadataURL: u.Scheme + "://" + u.Host + WellKnownPrefix + u.Path,
+		scope: strings.Join(scopeStrings(cfg.Scopes), " ")}
 	s.metadata, err = json.Marshal(map[string]any{
 		"resource":                 cfg.Resource,
 		"authorization_servers":    []string{cfg.Issuer},
-		"scopes_supported":         scopeStrings(),
+		"scopes_supported":         scopeStrings(cfg.Scopes),
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            "notebridge",
 	})
@@ -100,9 +106,14 @@ func CheckHTTPSURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func scopeStrings() []string {
-	out := make([]string, 0, len(scope.All))
-	for _, s := range scope.All {
+// scopeStrings lists set, or every scope when it is empty.
+func scopeStrings(set scope.Set) []string {
+	list := set.List()
+	if set.Empty() {
+		list = scope.All
+	}
+	out := make([]string, 0, len(list))
+	for _, s := range list {
 		out = append(out, string(s))
 	}
 	return out
@@ -142,13 +153,17 @@ func (s *Server) Authenticate(ctx context.Context, token string) (Principal, err
 }
 
 // Challenge is the WWW-Authenticate value for a request without a token.
+// Its scope names every scope served: MCP clients (Claude among them) ask
+// for the scopes of the first 401's challenge and fall back to
+// scopes_supported only when it has none.
 func (s *Server) Challenge() string {
-	return fmt.Sprintf(`Bearer resource_metadata=%q`, s.metadataURL)
+	return fmt.Sprintf(`Bearer resource_metadata=%q, scope=%q`, s.metadataURL, s.scope)
 }
 
 // InvalidTokenChallenge is the WWW-Authenticate value for a refused token.
 func (s *Server) InvalidTokenChallenge() string {
-	return fmt.Sprintf(`Bearer error="invalid_token", error_description="the access token is invalid or expired", resource_metadata=%q`, s.metadataURL)
+	return fmt.Sprintf(`Bearer error="invalid_token", error_description="the access token is invalid or expired", resource_metadata=%q, scope=%q`,
+		s.metadataURL, s.scope)
 }
 
 // ScopeChallenge is the WWW-Authenticate value of a 403 for a token that

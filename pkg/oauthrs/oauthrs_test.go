@@ -80,7 +80,7 @@ func TestMetadataAndChallenges(t *testing.T) {
 	if rec.Code != http.StatusMethodNotAllowed {
 		t.Fatalf("POST metadata: %d", rec.Code)
 	}
-	if got := s.Challenge(); got != `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp"` {
+	if got := s.Challenge(); got != `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp", scope="notes:read notes:write okf:read okf:write"` {
 		t.Fatalf("challenge %s", got)
 	}
 	want := `Bearer error="insufficient_scope", scope="notes:read notes:write", resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp", error_description="this operation needs the scope notes:write"`

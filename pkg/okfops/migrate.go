@@ -16,51 +16,54 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 const migrationKind = "v02_migration"
 
 // CitationMapping says what one legacy citation becomes.
 type CitationMapping struct {
-	ConceptID string `json:"concept_id"`
-	Item      int    `json:"item"` // 1-based position in the concept's Citations section
-	ID        string `json:"id"`
-	Resource  string `json:"resource"`
-	Title     string `json:"title,omitempty"`
+	ConceptID string `json:"concept_id" schema:"min=1,max=@concept_id"`
+	Item      int    `json:"item" jsonschema:"1-based Citations entry." schema:"min=1,max=10000"`
+	ID        string `json:"id" schema:"min=1,max=100"`
+	Resource  string `json:"resource" schema:"max=100000"`
+	Title     string `json:"title,omitempty" schema:"max=100000"`
 }
 
 // Source describes the bundle a migration starts from; the preview freezes
 // it and the apply must find the same.
 type Source struct {
-	OKFVersion     string `json:"okf_version"`
+	OKFVersion     string `json:"okf_version" schema:"max=32"`
 	Declared       bool   `json:"declared"`
-	LegacyConcepts int    `json:"legacy_concepts"`
+	LegacyConcepts int    `json:"legacy_concepts" schema:"min=0,max=1000000"`
 }
 
 // Proof binds an apply to its preview without carrying any content.
 type Proof struct {
-	Version        int    `json:"version"`
-	BaseRevision   string `json:"base_revision"`
-	RequestDigest  string `json:"request_digest"`
-	ResultRevision string `json:"result_revision"`
+	Version        int    `json:"version" schema:"min=2,max=2"`
+	BaseRevision   string `json:"base_revision" schema:"max=80"`
+	RequestDigest  string `json:"request_digest" schema:"max=80"`
+	ResultRevision string `json:"result_revision" schema:"max=80"`
 }
 
 // NeedsMapping is a citation the preview could not convert on its own.
 type NeedsMapping struct {
-	ConceptID string `json:"concept_id"`
-	Item      int    `json:"item"`
-	Text      string `json:"text"`
+	ConceptID string `json:"concept_id" schema:"min=1,max=@concept_id"`
+	Item      int    `json:"item" schema:"min=1,max=10000"`
+	Text      string `json:"text" schema:"max=100000"`
+}
+
+type migratePreviewIn struct {
+	BundlePath       string            `json:"bundle_path" schema:"min=1,max=4096"`
+	GeneratedBy      string            `json:"generated_by" jsonschema:"Actor recorded as generated.by where a legacy timestamp becomes generated.at." schema:"min=1,max=200"`
+	LegacyTimestamp  string            `json:"legacy_timestamp" schema:"enum=remove|keep"`
+	CitationMappings []CitationMapping `json:"citation_mappings,omitempty" jsonschema:"Conversions for citations the preview lists in needs_mapping, or overrides." schema:"max=100000"`
 }
 
 type migrateIn struct {
-	BundlePath         string            `json:"bundle_path"`
-	GeneratedBy        string            `json:"generated_by"`
-	LegacyTimestamp    string            `json:"legacy_timestamp"`
-	CitationMappings   []CitationMapping `json:"citation_mappings"`
-	ExpectedSource     *Source           `json:"expected_source"`
-	Proof              *Proof            `json:"proof"`
-	ExpectedPlanDigest string            `json:"expected_plan_digest"`
+	migratePreviewIn
+	ExpectedSource     *Source `json:"expected_source" jsonschema:"From the preview."`
+	Proof              *Proof  `json:"proof,omitempty" jsonschema:"From the preview."`
+	ExpectedPlanDigest string  `json:"expected_plan_digest,omitempty" schema:"max=80"`
 }
 
 // migrationRequest is the part of the input that defines the change.
@@ -88,7 +91,7 @@ type migratePreviewOut struct {
 	previewOut
 	ExpectedSource Source         `json:"expected_source"`
 	Proof          *Proof         `json:"proof,omitempty"`
-	NeedsMapping   []NeedsMapping `json:"needs_mapping"`
+	NeedsMapping   []NeedsMapping `json:"needs_mapping" schema:"max=100000"`
 }
 
 type migrateApplyOut struct {
@@ -96,87 +99,33 @@ type migrateApplyOut struct {
 	TargetConformant *bool `json:"target_conformant,omitempty"`
 }
 
-var (
-	sourceSchemaMig = schema.Object("From the preview.", map[string]any{
-		"okf_version":     schema.String("", 0, 32),
-		"declared":        schema.Bool(""),
-		"legacy_concepts": schema.Integer("", 0, 1_000_000),
-	}, "okf_version", "declared", "legacy_concepts")
-	proofSchema = schema.Object("From the preview.", map[string]any{
-		"version":         schema.Integer("", 2, 2),
-		"base_revision":   revisionSchema,
-		"request_digest":  digestSchema,
-		"result_revision": revisionSchema,
-	}, "version", "base_revision", "request_digest", "result_revision")
-)
-
-func migrateInput(apply bool) schema.S {
-	props := map[string]any{
-		"bundle_path":      bundlePathSchema,
-		"generated_by":     schema.String("Actor recorded as generated.by where a legacy timestamp becomes generated.at.", 1, 200),
-		"legacy_timestamp": schema.Enum("", "remove", "keep"),
-		"citation_mappings": schema.Array("Conversions for citations the preview lists in needs_mapping, or overrides.", schema.Object("", map[string]any{
-			"concept_id": conceptIDSchema,
-			"item":       schema.Integer("1-based Citations entry.", 1, 10_000),
-			"id":         schema.String("", 1, 100),
-			"resource":   text(""),
-			"title":      text(""),
-		}, "concept_id", "item", "id", "resource"), 100_000),
-	}
-	req := []string{"bundle_path", "generated_by", "legacy_timestamp"}
-	if apply {
-		props["expected_source"] = sourceSchemaMig
-		props["proof"] = proofSchema
-		props["expected_plan_digest"] = digestSchema
-		req = append(req, "expected_source")
-	}
-	return schema.Object("", props, req...)
-}
-
 func (o *Ops) previewV02Migration() registry.Operation {
-	out := schema.Object("", withProps(map[string]any{
-		"status":          schema.Enum("applicable: apply with expected_source, proof and expected_plan_digest; noop: the bundle is already 0.2 (apply with expected_source only); blocked: see diagnostics and needs_mapping.", "applicable", "noop", "blocked"),
-		"expected_source": sourceSchemaMig,
-		"proof":           proofSchema,
-		"needs_mapping": schema.Array("Citations that need an explicit mapping.", schema.Object("", map[string]any{
-			"concept_id": conceptIDSchema, "item": schema.Integer("1-based entry.", 1, 10_000), "text": text("The entry as written."),
-		}, "concept_id", "item", "text"), 100_000),
-	}), append(previewRequired, "expected_source", "needs_mapping")...)
 	desc := "Preview migrating an OKF 0.1 bundle to 0.2: timestamp to generated.at, # Citations to sources and [^id] footnotes, okf_version in index.md. Invents no data."
-	return o.op("preview_v02_migration", "Preview an OKF 0.1 to 0.2 migration", desc, registry.EffectRead, migrateInput(false), out,
-		registry.Func(func(ctx context.Context, in migrateIn) (migratePreviewOut, error) {
-			var out migratePreviewOut
-			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
-				base, err := o.snapshot(b)
-				if err != nil {
-					return bundle.PathErr(err)
-				}
-				m, err := o.buildMigration(ctx, b, base, in)
-				if err != nil {
-					return err
-				}
-				out = m.preview()
-				return nil
-			})
-			return out, err
-		}))
+	m := o.meta("preview_v02_migration", "Preview an OKF 0.1 to 0.2 migration", desc, registry.EffectRead)
+	m.Vocab.Enums["preview_status"] = []string{"applicable", "noop", "blocked"}
+	return registry.Define(m, func(ctx context.Context, pin migratePreviewIn) (migratePreviewOut, error) {
+		in := migrateIn{migratePreviewIn: pin}
+		var out migratePreviewOut
+		err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
+			base, err := o.snapshot(b)
+			if err != nil {
+				return bundle.PathErr(err)
+			}
+			m, err := o.buildMigration(ctx, b, base, in)
+			if err != nil {
+				return err
+			}
+			out = m.preview()
+			return nil
+		})
+		return out, err
+	})
 }
 
 func (o *Ops) applyV02Migration() registry.Operation {
 	desc := "Apply a previewed migration, bound by expected_source, proof and expected_plan_digest. An already-0.2 bundle takes expected_source only and is just validated."
-	out := schema.Object("", map[string]any{
-		"status":            schema.Enum("applied, replayed, or noop (already 0.2).", "applied", "replayed", "noop"),
-		"change_id":         digestSchema,
-		"idempotency_key":   schema.String("Receipt key, derived from the plan digest.", 0, 64),
-		"actor":             schema.Enum("Fixed adapter principal.", Actor),
-		"base_revision":     revisionSchema,
-		"result_revision":   revisionSchema,
-		"affected_paths":    schema.Array("Files written.", text(""), 1_000_000),
-		"committed_at":      schema.String("When the receipt was made.", 0, 64),
-		"target_conformant": schema.Bool("For noop: whether the 0.2 bundle validates."),
-	}, "status", "actor", "base_revision", "result_revision", "affected_paths")
-	return o.op("apply_v02_migration", "Apply an OKF 0.1 to 0.2 migration", desc, registry.EffectUpdate, migrateInput(true), out,
-		registry.Func(func(ctx context.Context, in migrateIn) (migrateApplyOut, error) {
+	return registry.Define(o.meta("apply_v02_migration", "Apply an OKF 0.1 to 0.2 migration", desc, registry.EffectUpdate),
+		func(ctx context.Context, in migrateIn) (migrateApplyOut, error) {
 			b, err := o.open(in.BundlePath)
 			if err != nil {
 				return migrateApplyOut{}, err
@@ -210,7 +159,7 @@ func (o *Ops) applyV02Migration() registry.Operation {
 				return migrateApplyOut{}, domainerr.New(domainerr.InvalidArgument, "proof and expected_plan_digest go together; a target-noop apply takes neither")
 			}
 			return o.targetNoop(ctx, b, in)
-		}))
+		})
 }
 
 // targetNoop is the live target-noop branch: the bundle must already be

@@ -8,69 +8,50 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type neighborsIn struct {
-	BundlePath string `json:"bundle_path"`
-	ConceptID  string `json:"concept_id"`
+	BundlePath string `json:"bundle_path" schema:"min=1,max=4096"`
+	ConceptID  string `json:"concept_id" schema:"min=1,max=@concept_id"`
 }
 
 // OutLink is a link from the concept.
 type OutLink struct {
-	Text      string `json:"text"`
-	Target    string `json:"target"`
-	ConceptID string `json:"concept_id,omitempty"`
+	Text      string `json:"text" schema:"max=100000"`
+	Target    string `json:"target" schema:"max=100000"`
+	ConceptID string `json:"concept_id,omitempty" schema:"max=100000"`
 	Exists    bool   `json:"exists"`
 	External  bool   `json:"external"`
 }
 
 // InLink is a link to the concept from another one.
 type InLink struct {
-	ConceptID string `json:"concept_id"`
-	Text      string `json:"text"`
+	ConceptID string `json:"concept_id" schema:"min=1,max=@concept_id"`
+	Text      string `json:"text" schema:"max=100000"`
 }
 
 // SourceRef is one sources entry and where it leads in the bundle.
 type SourceRef struct {
-	ID        string `json:"id,omitempty"`
-	Resource  string `json:"resource"`
-	Title     string `json:"title,omitempty"`
-	ConceptID string `json:"concept_id,omitempty"`
+	ID        string `json:"id,omitempty" schema:"max=100000"`
+	Resource  string `json:"resource" schema:"max=100000"`
+	Title     string `json:"title,omitempty" schema:"max=100000"`
+	ConceptID string `json:"concept_id,omitempty" schema:"max=100000"`
 	Exists    bool   `json:"exists"`
 }
 
 type neighborsOut struct {
-	ID          string      `json:"id"`
-	Out         []OutLink   `json:"out"`
-	In          []InLink    `json:"in"`
+	ID          string      `json:"id" schema:"min=1,max=@concept_id"`
+	Out         []OutLink   `json:"out" schema:"max=100000"`
+	In          []InLink    `json:"in" schema:"max=@max_hits"`
 	InTruncated bool        `json:"in_truncated"`
-	Sources     []SourceRef `json:"sources"`
+	Sources     []SourceRef `json:"sources" schema:"max=10000"`
 }
 
 func (o *Ops) getNeighbors() registry.Operation {
 	maxHits := o.cfg.Limits.MaxHits
-	in := schema.Object("", map[string]any{"bundle_path": bundlePathSchema, "concept_id": conceptIDSchema}, "bundle_path", "concept_id")
-	out := schema.Object("", map[string]any{
-		"id": conceptIDSchema,
-		"out": schema.Array("Links in the body, in order.", schema.Object("", map[string]any{
-			"text": text("Link text."), "target": text("Target as written."),
-			"concept_id": text("Concept the target resolves to."),
-			"exists":     schema.Bool("Whether that concept exists (broken links are allowed, spec §6.1)."),
-			"external":   schema.Bool("Whether the target is a URL or a non-concept file (never fetched)."),
-		}, "text", "target", "exists", "external"), 100_000),
-		"in": schema.Array("Concepts linking here, in id order.", schema.Object("", map[string]any{
-			"concept_id": conceptIDSchema, "text": text("Link text."),
-		}, "concept_id", "text"), maxHits),
-		"in_truncated": schema.Bool("Whether more concepts link here than were returned."),
-		"sources": schema.Array("sources entries, with the concept each names when it is a bundle path.", schema.Object("", map[string]any{
-			"id": text("Source id."), "resource": text("Resource as written (inert)."), "title": text(""),
-			"concept_id": text("Concept the resource resolves to."), "exists": schema.Bool("Whether that concept exists."),
-		}, "resource", "exists"), 10_000),
-	}, "id", "out", "in", "in_truncated", "sources")
 	desc := "A concept's graph neighbourhood: links out of its body, links into it (bounded) and its sources. Nothing is fetched."
-	return o.op("get_neighbors", "OKF concept neighbours", desc, registry.EffectRead, in, out,
-		registry.Func(func(ctx context.Context, in neighborsIn) (neighborsOut, error) {
+	return registry.Define(o.meta("get_neighbors", "OKF concept neighbours", desc, registry.EffectRead),
+		func(ctx context.Context, in neighborsIn) (neighborsOut, error) {
 			out := neighborsOut{ID: in.ConceptID, Out: []OutLink{}, In: []InLink{}, Sources: []SourceRef{}}
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				d, _, err := b.ReadConcept(in.ConceptID)
@@ -121,7 +102,7 @@ func (o *Ops) getNeighbors() registry.Operation {
 				err = nil
 			}
 			return out, err
-		}))
+		})
 }
 
 // resolveSource maps a source resource to a concept: first relative to the

@@ -10,6 +10,7 @@ import (
 	"context"
 
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
+	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -68,11 +69,26 @@ func (o *Ops) exposure() []registry.Transport {
 	return []registry.Transport{registry.MCPStdio}
 }
 
-func (o *Ops) op(name, title, desc string, effect registry.Effect, in, out schema.S, h registry.Handler) registry.Operation {
-	return registry.Operation{
+// meta fills what every OKF operation shares.
+func (o *Ops) meta(name, title, desc string, effect registry.Effect) registry.Meta {
+	return registry.Meta{
 		Name: name, Title: title, Description: desc, Toolset: Toolset,
-		InputSchema: schema.JSON(in), OutputSchema: schema.JSON(schema.Output(out)),
-		Effect: effect, Exposure: o.exposure(), Handler: h,
+		Effect: effect, Exposure: o.exposure(), Vocab: o.vocab(),
+	}
+}
+
+// vocab names the enums and configured bounds the operations' struct tags
+// refer to. Each call returns fresh maps, so one operation may add its own.
+func (o *Ops) vocab() schema.Vocabulary {
+	l := o.cfg.Limits
+	return schema.Vocabulary{
+		Enums: map[string][]string{"trust_tier": doc.TrustTiers, "actor": {Actor}, "patch_op": patchOps},
+		Bounds: map[string]int64{
+			"concept_id": bundle.MaxConceptIDBytes, "receipts": 10_000,
+			"max_hits": int64(l.MaxHits), "default_hits": int64(min(50, l.MaxHits)),
+			"max_problems": int64(l.MaxProblems), "max_file_bytes": l.MaxFileBytes,
+			"max_diff_files": maxDiffFiles, "max_patch_ops": maxPatchOps, "max_temporal_mappings": maxTemporalMappings,
+		},
 	}
 }
 
@@ -109,12 +125,3 @@ func (o *Ops) readLocked(ctx context.Context, path string, fn func(*bundle.Bundl
 	defer lease.Release()
 	return fn(b)
 }
-
-// Shared schema fragments.
-var (
-	// What bundle_path and concept_id hold is said once, in the MCP
-	// instructions (mcpadapter.Instructions), not in every tool.
-	bundlePathSchema = schema.String("", 1, 4096)
-	conceptIDSchema  = schema.String("", 1, bundle.MaxConceptIDBytes)
-	revisionSchema   = schema.String("", 0, 80)
-)

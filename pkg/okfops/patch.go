@@ -11,7 +11,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/plan"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 const patchKind = "concept_patch"
@@ -23,59 +22,31 @@ var patchOps = []string{
 }
 
 type patchIn struct {
-	BundlePath         string    `json:"bundle_path"`
-	Operations         []PatchOp `json:"operations"`
-	ExpectedRevision   string    `json:"expected_revision"`
-	ExpectedPlanDigest string    `json:"expected_plan_digest"`
+	BundlePath string    `json:"bundle_path" schema:"min=1,max=4096"`
+	Operations []PatchOp `json:"operations" jsonschema:"Applied in order." schema:"max=@max_patch_ops,itemdesc=Omit fields op does not use."`
+}
+
+type patchApplyIn struct {
+	patchIn
+	ExpectedRevision   string `json:"expected_revision" schema:"max=80"`
+	ExpectedPlanDigest string `json:"expected_plan_digest" schema:"max=80"`
 }
 
 const maxPatchOps = 500
 
-func patchInput(apply bool) schema.S {
-	refSchema := schema.Object("", map[string]any{
-		"resource": text(""),
-		"receipt":  schema.Array("", text(""), 1000),
-	})
-	opSchema := schema.Object("Omit fields op does not use.", map[string]any{
-		"op":          schema.Enum("", patchOps...),
-		"concept_id":  conceptIDSchema,
-		"by":          text("Actor for set_generated and *_verification; recorded as data."),
-		"at":          text("Datetime with offset."),
-		"source":      sourceSchema,
-		"id":          text(""),
-		"from":        text(""),
-		"to":          text(""),
-		"status":      schema.Enum("", "draft", "stable", "deprecated"),
-		"stale_after": text("Empty removes it."),
-		"runtime":     text(""),
-		"parameters": schema.Array("", schema.Object("", map[string]any{
-			"name": text(""), "type": text(""), "required": schema.Bool(""),
-		}, "name", "type", "required"), 1000),
-		"computation": text(""),
-		"executor":    refSchema,
-		"attester":    refSchema,
-		"version":     schema.Enum("", "0.2"),
-	}, "op")
-	props := map[string]any{
-		"bundle_path": bundlePathSchema,
-		"operations":  schema.Array("Applied in order.", opSchema, maxPatchOps),
-	}
-	req := []string{"bundle_path", "operations"}
-	if apply {
-		props["expected_revision"] = revisionSchema
-		props["expected_plan_digest"] = digestSchema
-		req = append(req, "expected_revision", "expected_plan_digest")
-	}
-	return schema.Object("", props, req...)
+// patchMeta is the metadata of a concept patch operation: patch inputs
+// allow fewer receipt entries than a projection reports.
+func (o *Ops) patchMeta(name, title, desc string, effect registry.Effect) registry.Meta {
+	m := o.meta(name, title, desc, effect)
+	m.Vocab.Bounds["receipts"] = 1000
+	m.Vocab.Enums["preview_status"] = []string{"applicable", "noop", "rejected"}
+	return m
 }
 
 func (o *Ops) previewConceptPatch() registry.Operation {
-	out := schema.Object("", withProps(map[string]any{
-		"status": schema.Enum("applicable: apply with expected_revision = base_revision and expected_plan_digest = plan_digest; noop: nothing would change (an apply with expected_plan_digest \"\" returns noop and writes nothing); rejected: see diagnostics.", "applicable", "noop", "rejected"),
-	}), previewRequired...)
 	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as byte patches."
-	return o.op("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead, patchInput(false), out,
-		registry.Func(func(ctx context.Context, in patchIn) (previewOut, error) {
+	return registry.Define(o.patchMeta("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead),
+		func(ctx context.Context, in patchIn) (previewOut, error) {
 			var out previewOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				base, err := o.snapshot(b)
@@ -99,13 +70,13 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 				return nil
 			})
 			return out, err
-		}))
+		})
 }
 
 func (o *Ops) applyConceptPatch() registry.Operation {
 	desc := "Apply a previewed concept patch: the rebuilt plan must match expected_plan_digest (\"\" for a noop preview: returns noop, writes nothing) and the bundle expected_revision."
-	return o.op("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate, patchInput(true), applyOutSchema,
-		registry.Func(func(ctx context.Context, in patchIn) (applyOut, error) {
+	return registry.Define(o.patchMeta("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate),
+		func(ctx context.Context, in patchApplyIn) (applyOut, error) {
 			b, err := o.open(in.BundlePath)
 			if err != nil {
 				return applyOut{}, err
@@ -120,7 +91,7 @@ func (o *Ops) applyConceptPatch() registry.Operation {
 				}
 				return p, nil
 			})
-		}))
+		})
 }
 
 // buildPatch applies the operations to the files as they are in base and

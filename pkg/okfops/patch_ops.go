@@ -14,22 +14,22 @@ import (
 // PatchOp is one typed semantic operation of a concept patch. Which fields
 // apply depends on Op; the others must be empty.
 type PatchOp struct {
-	Op          string           `json:"op"`
-	ConceptID   string           `json:"concept_id,omitempty"`
-	By          string           `json:"by,omitempty"`
-	At          string           `json:"at,omitempty"`
+	Op          string           `json:"op" schema:"enum=@patch_op"`
+	ConceptID   string           `json:"concept_id,omitempty" schema:"min=1,max=@concept_id"`
+	By          string           `json:"by,omitempty" jsonschema:"Actor for set_generated and *_verification; recorded as data." schema:"max=100000"`
+	At          string           `json:"at,omitempty" jsonschema:"Datetime with offset." schema:"max=100000"`
 	Source      *doc.Source      `json:"source,omitempty"`
-	ID          string           `json:"id,omitempty"`
-	From        string           `json:"from,omitempty"`
-	To          string           `json:"to,omitempty"`
-	Status      string           `json:"status,omitempty"`
-	StaleAfter  *string          `json:"stale_after,omitempty"`
-	Runtime     string           `json:"runtime,omitempty"`
-	Parameters  []doc.Parameter  `json:"parameters,omitempty"`
-	Computation string           `json:"computation,omitempty"`
+	ID          string           `json:"id,omitempty" schema:"max=100000"`
+	From        string           `json:"from,omitempty" schema:"max=100000"`
+	To          string           `json:"to,omitempty" schema:"max=100000"`
+	Status      string           `json:"status,omitempty" schema:"enum=draft|stable|deprecated"`
+	StaleAfter  *string          `json:"stale_after,omitempty" jsonschema:"Empty removes it." schema:"max=100000"`
+	Runtime     string           `json:"runtime,omitempty" schema:"max=100000"`
+	Parameters  []doc.Parameter  `json:"parameters,omitempty" schema:"max=1000"`
+	Computation string           `json:"computation,omitempty" schema:"max=100000"`
 	Executor    *doc.ResourceRef `json:"executor,omitempty"`
 	Attester    *doc.ResourceRef `json:"attester,omitempty"`
-	Version     string           `json:"version,omitempty"`
+	Version     string           `json:"version,omitempty" schema:"enum=0.2"`
 }
 
 // opError is a refusal of one operation with a stable code.

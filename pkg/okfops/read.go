@@ -11,73 +11,41 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type listIn struct {
-	BundlePath string `json:"bundle_path"`
-	Prefix     string `json:"prefix"`
-	Type       string `json:"type"`
-	Limit      int    `json:"limit"`
-	Offset     int    `json:"offset"`
+	BundlePath string `json:"bundle_path" schema:"min=1,max=4096"`
+	Prefix     string `json:"prefix,omitempty" jsonschema:"Id prefix, e.g. tables/." schema:"max=@concept_id"`
+	Type       string `json:"type,omitempty" jsonschema:"Exact type." schema:"max=200"`
+	Limit      int    `json:"limit,omitempty" schema:"min=1,max=1000,default=200"`
+	Offset     int    `json:"offset,omitempty" schema:"min=0,max=1000000"`
 }
 
 // ConceptSummary is one row of list_concepts.
 type ConceptSummary struct {
-	ID          string `json:"id"`
-	Type        string `json:"type"`
-	Title       string `json:"title,omitempty"`
-	Status      string `json:"status"`
-	TrustTier   string `json:"trust_tier"`
+	ID          string `json:"id" schema:"min=1,max=@concept_id"`
+	Type        string `json:"type" schema:"max=10000"`
+	Title       string `json:"title,omitempty" schema:"max=10000"`
+	Status      string `json:"status" schema:"max=10000"`
+	TrustTier   string `json:"trust_tier" schema:"enum=@trust_tier"`
 	Stale       bool   `json:"stale"`
-	StaleAfter  string `json:"stale_after,omitempty"`
-	GeneratedAt string `json:"generated_at,omitempty"`
-	ParseError  string `json:"parse_error,omitempty"`
+	StaleAfter  string `json:"stale_after,omitempty" schema:"max=100"`
+	GeneratedAt string `json:"generated_at,omitempty" schema:"max=100"`
+	ParseError  string `json:"parse_error,omitempty" schema:"max=64"`
 }
 
 type listOut struct {
 	Bundle     bundle.Version   `json:"bundle"`
-	Concepts   []ConceptSummary `json:"concepts"`
-	Total      int              `json:"total"`
-	NextOffset int              `json:"next_offset"`
+	Concepts   []ConceptSummary `json:"concepts" schema:"max=1000"`
+	Total      int              `json:"total" schema:"min=0,max=1000000"`
+	NextOffset int              `json:"next_offset" schema:"min=0,max=1000000"`
 	HasMore    bool             `json:"has_more"`
 }
 
-var versionSchema = schema.Object("Resolved bundle format.", map[string]any{
-	"okf_version":      schema.String("Declared okf_version, or the probe's verdict (0.1 or 0.2).", 0, 32),
-	"declared":         schema.Bool("Whether the root index.md declares okf_version."),
-	"temporal_profile": schema.Enum("Profile of the date-or-instant fields.", "date", "instant", "mixed", "none"),
-}, "okf_version", "declared", "temporal_profile")
-
 func (o *Ops) listConcepts() registry.Operation {
-	in := schema.Object("", map[string]any{
-		"bundle_path": bundlePathSchema,
-		"prefix":      schema.String("Id prefix, e.g. tables/.", 0, bundle.MaxConceptIDBytes),
-		"type":        schema.String("Exact type.", 0, 200),
-		"limit":       schema.Default(schema.Integer("", 1, 1000), 200),
-		"offset":      schema.Integer("", 0, 1_000_000),
-	}, "bundle_path")
-	row := schema.Object("", map[string]any{
-		"id":           conceptIDSchema,
-		"type":         schema.String("Concept type; empty when missing.", 0, 10_000),
-		"title":        schema.String("", 0, 10_000),
-		"status":       schema.String("Lifecycle status (stable when absent).", 0, 10_000),
-		"trust_tier":   schema.Enum(trustTierDesc, doc.TrustTiers...),
-		"stale":        schema.Bool("Whether now is on or after stale_after."),
-		"stale_after":  schema.String("stale_after as written.", 0, 100),
-		"generated_at": schema.String("generated.at, or a legacy timestamp.", 0, 100),
-		"parse_error":  schema.String("Stable code when the document could not be parsed.", 0, 64),
-	}, "id", "type", "status", "trust_tier", "stale")
-	out := schema.Object("", map[string]any{
-		"bundle":      versionSchema,
-		"concepts":    schema.Array("Concepts in id order.", row, 1000),
-		"total":       schema.Integer("Concepts matching the filters.", 0, 1_000_000),
-		"next_offset": schema.Integer("Offset of the next page.", 0, 1_000_000),
-		"has_more":    schema.Bool("Whether more concepts follow."),
-	}, "bundle", "concepts", "total", "next_offset", "has_more")
 	desc := "List a bundle's concepts (type, title, status, trust tier, staleness, generated time) from frontmatter only, paged by offset."
-	return o.op("list_concepts", "List OKF concepts", desc, registry.EffectRead, in, out,
-		registry.Func(func(ctx context.Context, in listIn) (listOut, error) {
+	return registry.Define(o.meta("list_concepts", "List OKF concepts", desc, registry.EffectRead),
+		func(ctx context.Context, in listIn) (listOut, error) {
 			if in.Limit == 0 {
 				in.Limit = 200
 			}
@@ -123,7 +91,7 @@ func (o *Ops) listConcepts() registry.Operation {
 			out.NextOffset = min(in.Offset+len(out.Concepts), out.Total)
 			out.HasMore = out.NextOffset < out.Total
 			return out, nil
-		}))
+		})
 }
 
 // conceptsOnly keeps the concept files of a listing.
@@ -190,46 +158,33 @@ func isStale(v string, now time.Time) bool {
 }
 
 type readIn struct {
-	BundlePath string `json:"bundle_path"`
-	ConceptID  string `json:"concept_id"`
+	BundlePath string `json:"bundle_path" schema:"min=1,max=4096"`
+	ConceptID  string `json:"concept_id" schema:"min=1,max=@concept_id"`
 }
 
 // LegacyFallbacks are the v0.1 forms a v0.2 reader may fall back to.
 type LegacyFallbacks struct {
-	Timestamp string   `json:"timestamp,omitempty"`
-	Citations []string `json:"citations,omitempty"`
+	Timestamp string   `json:"timestamp,omitempty" schema:"max=100000"`
+	Citations []string `json:"citations,omitempty" schema:"max=10000,itemmax=100000"`
 }
 
 type readOut struct {
-	ID             string              `json:"id"`
-	SHA256         string              `json:"sha256"`
-	Bytes          int                 `json:"bytes"`
+	ID             string              `json:"id" schema:"min=1,max=@concept_id"`
+	SHA256         string              `json:"sha256" schema:"min=64,max=64"`
+	Bytes          int                 `json:"bytes" schema:"min=0,max=1099511627776"`
 	HasFrontmatter bool                `json:"has_frontmatter"`
-	Frontmatter    string              `json:"frontmatter"`
-	Body           string              `json:"body"`
+	Frontmatter    string              `json:"frontmatter" schema:"max=1073741824"`
+	Body           string              `json:"body" schema:"max=1073741824"`
 	Projection     *doc.Projection     `json:"projection,omitempty"`
-	Temporal       []doc.TemporalField `json:"temporal"`
+	Temporal       []doc.TemporalField `json:"temporal" schema:"max=100000"`
 	Legacy         LegacyFallbacks     `json:"legacy"`
-	Problems       []doc.Problem       `json:"problems"`
+	Problems       []doc.Problem       `json:"problems" schema:"max=100000"`
 }
 
 func (o *Ops) readConcept() registry.Operation {
-	in := schema.Object("", map[string]any{"bundle_path": bundlePathSchema, "concept_id": conceptIDSchema}, "bundle_path", "concept_id")
-	out := schema.Object("", map[string]any{
-		"id":              conceptIDSchema,
-		"sha256":          schema.String("SHA-256 of the file's bytes.", 64, 64),
-		"bytes":           schema.Integer("File size.", 0, 1<<40),
-		"has_frontmatter": schema.Bool("Whether the file starts with a frontmatter block."),
-		"frontmatter":     schema.String("The frontmatter YAML exactly as written.", 0, 1<<30),
-		"body":            schema.String("The Markdown body exactly as written (the whole file when it does not parse).", 0, 1<<30),
-		"projection":      projectionSchema,
-		"temporal":        schema.Array("Profile-dependent date-or-instant fields.", temporalFieldSchema, 100_000),
-		"legacy":          legacySchema,
-		"problems":        schema.Array("Conformance errors and warnings.", problemSchema, 100_000),
-	}, "id", "sha256", "bytes", "has_frontmatter", "frontmatter", "body", "temporal", "legacy", "problems")
 	desc := "Read one concept: frontmatter and body byte-exact, a typed projection, legacy v0.1 fallbacks and conformance problems."
-	return o.op("read_concept", "Read an OKF concept", desc, registry.EffectRead, in, out,
-		registry.Func(func(ctx context.Context, in readIn) (readOut, error) {
+	return registry.Define(o.meta("read_concept", "Read an OKF concept", desc, registry.EffectRead),
+		func(ctx context.Context, in readIn) (readOut, error) {
 			var out readOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				d, raw, err := b.ReadConcept(in.ConceptID)
@@ -253,5 +208,5 @@ func (o *Ops) readConcept() registry.Operation {
 				return nil
 			})
 			return out, err
-		}))
+		})
 }

@@ -8,53 +8,34 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type searchIn struct {
-	BundlePath string `json:"bundle_path"`
-	Query      string `json:"query"`
-	Limit      int    `json:"limit"`
+	BundlePath string `json:"bundle_path" schema:"min=1,max=4096"`
+	Query      string `json:"query" jsonschema:"Literal, case-insensitive." schema:"min=1,max=500"`
+	Limit      int    `json:"limit,omitempty" schema:"min=1,max=@max_hits,default=@default_hits"`
 }
 
 // SearchHit is one search_concepts match.
 type SearchHit struct {
-	ID      string `json:"id"`
-	Title   string `json:"title,omitempty"`
-	Field   string `json:"field"`
-	Snippet string `json:"snippet"`
+	ID      string `json:"id" schema:"min=1,max=@concept_id"`
+	Title   string `json:"title,omitempty" schema:"max=100000"`
+	Field   string `json:"field" schema:"enum=id|title|description|tags|body"`
+	Snippet string `json:"snippet" schema:"max=1000"`
 }
 
 type searchOut struct {
-	Hits        []SearchHit `json:"hits"`
-	Scanned     int         `json:"scanned"`
-	Unparseable int         `json:"unparseable"`
+	Hits        []SearchHit `json:"hits" schema:"max=@max_hits"`
+	Scanned     int         `json:"scanned" schema:"min=0,max=1000000"`
+	Unparseable int         `json:"unparseable" schema:"min=0,max=1000000"`
 	Truncated   bool        `json:"truncated"`
 }
 
 func (o *Ops) searchConcepts() registry.Operation {
-	maxHits := o.cfg.Limits.MaxHits
-	defaultHits := min(50, maxHits)
-	in := schema.Object("", map[string]any{
-		"bundle_path": bundlePathSchema,
-		"query":       schema.String("Literal, case-insensitive.", 1, 500),
-		"limit":       schema.Default(schema.Integer("", 1, int64(maxHits)), defaultHits),
-	}, "bundle_path", "query")
-	hit := schema.Object("", map[string]any{
-		"id":      conceptIDSchema,
-		"title":   text(""),
-		"field":   schema.Enum("First field that matched.", "id", "title", "description", "tags", "body"),
-		"snippet": schema.String("Text around the match.", 0, 1000),
-	}, "id", "field", "snippet")
-	out := schema.Object("", map[string]any{
-		"hits":        schema.Array("Matches in id order.", hit, maxHits),
-		"scanned":     schema.Integer("Concepts examined.", 0, 1_000_000),
-		"unparseable": schema.Integer("Concepts skipped because they do not parse.", 0, 1_000_000),
-		"truncated":   schema.Bool("Whether more concepts matched than were returned."),
-	}, "hits", "scanned", "unparseable", "truncated")
+	defaultHits := min(50, o.cfg.Limits.MaxHits)
 	desc := "Search concept ids, titles, descriptions, tags and bodies for literal text, case-insensitively, with bounded hits."
-	return o.op("search_concepts", "Search OKF concepts", desc, registry.EffectRead, in, out,
-		registry.Func(func(ctx context.Context, in searchIn) (searchOut, error) {
+	return registry.Define(o.meta("search_concepts", "Search OKF concepts", desc, registry.EffectRead),
+		func(ctx context.Context, in searchIn) (searchOut, error) {
 			if in.Limit == 0 {
 				in.Limit = defaultHits
 			}
@@ -91,7 +72,7 @@ func (o *Ops) searchConcepts() registry.Operation {
 				err = nil
 			}
 			return out, err
-		}))
+		})
 }
 
 type stopScan struct{}

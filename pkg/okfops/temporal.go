@@ -16,7 +16,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/plan"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 const temporalKind = "temporal_upgrade"
@@ -28,86 +27,65 @@ const maxTemporalMappings = 100_000
 // TemporalMapping converts one calendar date to an explicit instant. An
 // empty ConceptID or Field widens the mapping to every concept or field.
 type TemporalMapping struct {
-	Date      string `json:"date"`
-	Instant   string `json:"instant"`
-	ConceptID string `json:"concept_id,omitempty"`
-	Field     string `json:"field,omitempty"`
+	Date      string `json:"date" jsonschema:"YYYY-MM-DD as written." schema:"min=1,max=64"`
+	Instant   string `json:"instant" jsonschema:"RFC 3339 with offset, on that date." schema:"min=1,max=64"`
+	ConceptID string `json:"concept_id,omitempty" schema:"min=1,max=@concept_id"`
+	Field     string `json:"field,omitempty" jsonschema:"Field path, e.g. sources[2].last_modified." schema:"min=1,max=64"`
 }
 
 type temporalIn struct {
-	BundlePath   string            `json:"bundle_path"`
-	Mappings     []TemporalMapping `json:"mappings"`
-	BaseRevision string            `json:"base_revision"`
-	PlanDigest   string            `json:"plan_digest"`
+	BundlePath string            `json:"bundle_path" schema:"min=1,max=4096"`
+	Mappings   []TemporalMapping `json:"mappings,omitempty" jsonschema:"Most specific match wins: concept+field, concept, field, global." schema:"max=@max_temporal_mappings"`
+}
+
+type temporalApplyIn struct {
+	temporalIn
+	BaseRevision string `json:"base_revision" schema:"max=80"`
+	PlanDigest   string `json:"plan_digest" schema:"max=80"`
 }
 
 type temporalPreviewOut struct {
 	previewOut
-	UnmappedDates []string `json:"unmapped_dates"`
-}
-
-func temporalInput(apply bool) schema.S {
-	mapping := schema.Object("", map[string]any{
-		"date":       schema.String("YYYY-MM-DD as written.", 1, 64),
-		"instant":    schema.String("RFC 3339 with offset, on that date.", 1, 64),
-		"concept_id": conceptIDSchema,
-		"field":      schema.String("Field path, e.g. sources[2].last_modified.", 1, 64),
-	}, "date", "instant")
-	props := map[string]any{
-		"bundle_path": bundlePathSchema,
-		"mappings":    schema.Array("Most specific match wins: concept+field, concept, field, global.", mapping, maxTemporalMappings),
-	}
-	req := []string{"bundle_path"}
-	if apply {
-		props["base_revision"] = revisionSchema
-		props["plan_digest"] = digestSchema
-		req = append(req, "base_revision", "plan_digest")
-	}
-	return schema.Object("", props, req...)
+	UnmappedDates []string `json:"unmapped_dates" schema:"max=@max_temporal_mappings,itemmin=10,itemmax=10"`
 }
 
 func (o *Ops) previewTemporalUpgrade() registry.Operation {
-	out := schema.Object("", withProps(map[string]any{
-		"status": schema.Enum("applicable: apply with base_revision and plan_digest; noop: no dates to upgrade; incomplete: supply mappings for unmapped_dates; rejected: see diagnostics.",
-			"applicable", "noop", "incomplete", "rejected"),
-		"unmapped_dates": schema.Array("Distinct dates that still need a mapping, sorted (first 100,000).",
-			schema.String("Date.", 10, 10), maxTemporalMappings),
-	}), append(append([]string(nil), previewRequired...), "unmapped_dates")...)
 	desc := "Preview upgrading date fields (stale_after, usage_window, sources[].last_modified/usage_window) to instants by explicit mappings; nothing is inferred."
-	return o.op("preview_temporal_upgrade", "Preview an OKF temporal upgrade", desc, registry.EffectRead, temporalInput(false), out,
-		registry.Func(func(ctx context.Context, in temporalIn) (temporalPreviewOut, error) {
-			req, err := compileTemporal(in.Mappings)
+	m := o.meta("preview_temporal_upgrade", "Preview an OKF temporal upgrade", desc, registry.EffectRead)
+	m.Vocab.Enums["preview_status"] = []string{"applicable", "noop", "incomplete", "rejected"}
+	return registry.Define(m, func(ctx context.Context, in temporalIn) (temporalPreviewOut, error) {
+		req, err := compileTemporal(in.Mappings)
+		if err != nil {
+			return temporalPreviewOut{}, err
+		}
+		var out temporalPreviewOut
+		err = o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
+			base, err := o.snapshot(b)
 			if err != nil {
-				return temporalPreviewOut{}, err
+				return bundle.PathErr(err)
 			}
-			var out temporalPreviewOut
-			err = o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
-				base, err := o.snapshot(b)
-				if err != nil {
-					return bundle.PathErr(err)
-				}
-				res, err := o.buildTemporal(ctx, b, base, req)
-				if err != nil {
-					return err
-				}
-				out = temporalPreviewOut{previewOut: newPreview(res.plan, res.diags), UnmappedDates: res.unmapped}
-				switch st := res.status(); st {
-				case "applicable":
-					out.Status, out.ResultRevision, out.PlanDigest = st, res.plan.ResultRevision, res.plan.Digest
-				default:
-					out.Status = st
-					out.AffectedPaths, out.Diff = []string{}, []FileDiff{}
-				}
-				return nil
-			})
-			return out, err
-		}))
+			res, err := o.buildTemporal(ctx, b, base, req)
+			if err != nil {
+				return err
+			}
+			out = temporalPreviewOut{previewOut: newPreview(res.plan, res.diags), UnmappedDates: res.unmapped}
+			switch st := res.status(); st {
+			case "applicable":
+				out.Status, out.ResultRevision, out.PlanDigest = st, res.plan.ResultRevision, res.plan.Digest
+			default:
+				out.Status = st
+				out.AffectedPaths, out.Diff = []string{}, []FileDiff{}
+			}
+			return nil
+		})
+		return out, err
+	})
 }
 
 func (o *Ops) applyTemporalUpgrade() registry.Operation {
 	desc := "Apply a previewed temporal upgrade: the rebuilt plan must match plan_digest and the bundle base_revision."
-	return o.op("apply_temporal_upgrade", "Apply an OKF temporal upgrade", desc, registry.EffectUpdate, temporalInput(true), applyOutSchema,
-		registry.Func(func(ctx context.Context, in temporalIn) (applyOut, error) {
+	return registry.Define(o.meta("apply_temporal_upgrade", "Apply an OKF temporal upgrade", desc, registry.EffectUpdate),
+		func(ctx context.Context, in temporalApplyIn) (applyOut, error) {
 			req, err := compileTemporal(in.Mappings)
 			if err != nil {
 				return applyOut{}, err
@@ -126,7 +104,7 @@ func (o *Ops) applyTemporalUpgrade() registry.Operation {
 				}
 				return res.plan, nil
 			})
-		}))
+		})
 }
 
 // scopeKey addresses a mapping: concept and field are "" when the mapping

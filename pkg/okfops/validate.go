@@ -9,55 +9,34 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type validateIn struct {
-	BundlePath string `json:"bundle_path"`
+	BundlePath string `json:"bundle_path" schema:"min=1,max=4096"`
 }
 
 // FileProblem is a problem located in one file.
 type FileProblem struct {
-	Path string `json:"path"`
+	Path string `json:"path" schema:"max=100000"`
 	doc.Problem
 }
 
 type validateOut struct {
 	Bundle         bundle.Version `json:"bundle"`
 	Conformant     bool           `json:"conformant"`
-	Files          int            `json:"files"`
-	Concepts       int            `json:"concepts"`
-	Errors         int            `json:"errors"`
-	Warnings       int            `json:"warnings"`
-	Problems       []FileProblem  `json:"problems"`
+	Files          int            `json:"files" schema:"min=0,max=1000000"`
+	Concepts       int            `json:"concepts" schema:"min=0,max=1000000"`
+	Errors         int            `json:"errors" schema:"min=0,max=1099511627776"`
+	Warnings       int            `json:"warnings" schema:"min=0,max=1099511627776"`
+	Problems       []FileProblem  `json:"problems" schema:"max=@max_problems"`
 	Truncated      bool           `json:"truncated"`
 	JournalPending bool           `json:"journal_pending"`
 }
 
 func (o *Ops) validateBundle() registry.Operation {
-	maxProblems := o.cfg.Limits.MaxProblems
-	in := schema.Object("", map[string]any{"bundle_path": bundlePathSchema}, "bundle_path")
-	fp := schema.Object("", map[string]any{
-		"path":     text("Bundle-relative file."),
-		"code":     schema.String("Stable problem code.", 1, 64),
-		"severity": schema.Enum("error breaks conformance (spec §11); warning is soft guidance.", "error", "warning"),
-		"field":    text("Frontmatter path concerned."),
-		"message":  text("Fixed explanation; never echoes document values."),
-	}, "path", "code", "severity", "message")
-	out := schema.Object("", map[string]any{
-		"bundle":          versionSchema,
-		"conformant":      schema.Bool("Whether the bundle meets OKF §11 conformance (no error-severity problems)."),
-		"files":           schema.Integer("Visible files examined.", 0, 1_000_000),
-		"concepts":        schema.Integer("Concept documents examined.", 0, 1_000_000),
-		"errors":          schema.Integer("Error-severity problems (all counted, even when the list is truncated).", 0, 1<<40),
-		"warnings":        schema.Integer("Warnings (all counted).", 0, 1<<40),
-		"problems":        schema.Array("Problems in path order.", fp, maxProblems),
-		"truncated":       schema.Bool("Whether the problem list was cut at its bound."),
-		"journal_pending": schema.Bool("Whether an interrupted commit awaits recovery (the next write completes it)."),
-	}, "bundle", "conformant", "files", "concepts", "errors", "warnings", "problems", "truncated", "journal_pending")
 	desc := "Check a bundle against OKF conformance and the provenance, trust, lifecycle and computation families; problems are reported as data."
-	return o.op("validate_bundle", "Validate an OKF bundle", desc, registry.EffectRead, in, out,
-		registry.Func(func(ctx context.Context, in validateIn) (validateOut, error) {
+	return registry.Define(o.meta("validate_bundle", "Validate an OKF bundle", desc, registry.EffectRead),
+		func(ctx context.Context, in validateIn) (validateOut, error) {
 			var out validateOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
 				var err error
@@ -65,7 +44,7 @@ func (o *Ops) validateBundle() registry.Operation {
 				return err
 			})
 			return out, err
-		}))
+		})
 }
 
 // validate builds the conformance report of an open bundle.

@@ -8,48 +8,47 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/plan"
 	"github.com/notebridge/notebridge/pkg/okf/store"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // Diagnostic is one finding of a preview: why it is rejected, blocked or
 // incomplete, or a note the reviewer should see.
 type Diagnostic struct {
-	Index     int    `json:"index"` // operation or mapping index, -1 when none
-	ConceptID string `json:"concept_id,omitempty"`
-	Code      string `json:"code"`
-	Severity  string `json:"severity"` // "error" blocks the plan; "info" does not
-	Message   string `json:"message"`
+	Index     int    `json:"index" schema:"min=-1,max=1000000"` // operation or mapping index, -1 when none
+	ConceptID string `json:"concept_id,omitempty" schema:"max=100000"`
+	Code      string `json:"code" schema:"min=1,max=64"`
+	Severity  string `json:"severity" schema:"enum=error|info"` // "error" blocks the plan; "info" does not
+	Message   string `json:"message" schema:"max=100000"`
 }
 
 // FileDiff is one file's reviewable change.
 type FileDiff struct {
-	Path string `json:"path"`
-	Diff string `json:"diff"`
+	Path string `json:"path" schema:"max=100000"`
+	Diff string `json:"diff" schema:"max=1048576"`
 }
 
 // previewOut is what every preview returns. PlanDigest is set only when
 // Status is "applicable".
 type previewOut struct {
-	Status         string       `json:"status"`
-	BaseRevision   string       `json:"base_revision"`
-	ResultRevision string       `json:"result_revision,omitempty"`
-	PlanDigest     string       `json:"plan_digest,omitempty"`
-	RequestDigest  string       `json:"request_digest"`
-	AffectedPaths  []string     `json:"affected_paths"`
-	Diff           []FileDiff   `json:"diff"`
-	Diagnostics    []Diagnostic `json:"diagnostics"`
+	Status         string       `json:"status" schema:"enum=@preview_status"`
+	BaseRevision   string       `json:"base_revision" schema:"max=80"`
+	ResultRevision string       `json:"result_revision,omitempty" schema:"max=80"`
+	PlanDigest     string       `json:"plan_digest,omitempty" schema:"max=80"`
+	RequestDigest  string       `json:"request_digest" schema:"max=80"`
+	AffectedPaths  []string     `json:"affected_paths" schema:"max=1000000,itemmax=100000"`
+	Diff           []FileDiff   `json:"diff" schema:"max=@max_diff_files"`
+	Diagnostics    []Diagnostic `json:"diagnostics" schema:"max=1000000"`
 }
 
 // applyOut is what every apply returns.
 type applyOut struct {
-	Status         string   `json:"status"` // applied | replayed | noop
-	ChangeID       string   `json:"change_id,omitempty"`
-	IdempotencyKey string   `json:"idempotency_key,omitempty"`
-	Actor          string   `json:"actor"`
-	BaseRevision   string   `json:"base_revision"`
-	ResultRevision string   `json:"result_revision"`
-	AffectedPaths  []string `json:"affected_paths"`
-	CommittedAt    string   `json:"committed_at,omitempty"`
+	Status         string   `json:"status" schema:"enum=applied|replayed|noop"`
+	ChangeID       string   `json:"change_id,omitempty" schema:"max=80"`
+	IdempotencyKey string   `json:"idempotency_key,omitempty" schema:"max=64"`
+	Actor          string   `json:"actor" schema:"enum=@actor"`
+	BaseRevision   string   `json:"base_revision" schema:"max=80"`
+	ResultRevision string   `json:"result_revision" schema:"max=80"`
+	AffectedPaths  []string `json:"affected_paths" schema:"max=1000000,itemmax=100000"`
+	CommittedAt    string   `json:"committed_at,omitempty" schema:"max=64"`
 }
 
 // maxDiffFiles bounds how many per-file diffs a preview carries; the
@@ -192,49 +191,4 @@ func (o *Ops) storeLimits() store.Limits {
 
 func (o *Ops) newStore(b *bundle.Bundle) *store.Store {
 	return store.New(b.Root, store.Options{Hook: o.cfg.StoreHook, Limits: o.storeLimits(), Cache: o.cfg.Cache})
-}
-
-// Shared workflow schemas.
-var (
-	digestSchema     = schema.String("", 0, 80)
-	diagnosticSchema = schema.Object("", map[string]any{
-		"index":      schema.Integer("Operation or mapping index; -1 when none.", -1, 1_000_000),
-		"concept_id": text("Concept concerned."),
-		"code":       schema.String("Stable code.", 1, 64),
-		"severity":   schema.Enum("error blocks the plan; info does not.", "error", "info"),
-		"message":    text("Explanation."),
-	}, "index", "code", "severity", "message")
-	previewProps = map[string]any{
-		"base_revision":   revisionSchema,
-		"result_revision": revisionSchema,
-		"plan_digest":     digestSchema,
-		"request_digest":  digestSchema,
-		"affected_paths":  schema.Array("Files the plan writes, root index.md last.", text(""), 1_000_000),
-		"diff": schema.Array("Unified diffs (first 200 files).", schema.Object("", map[string]any{
-			"path": text(""), "diff": schema.String("Unified diff.", 0, 1<<20),
-		}, "path", "diff"), maxDiffFiles),
-		"diagnostics": schema.Array("Findings.", diagnosticSchema, 1_000_000),
-	}
-	previewRequired = []string{"status", "base_revision", "request_digest", "affected_paths", "diff", "diagnostics"}
-	applyOutSchema  = schema.Object("", map[string]any{
-		"status":          schema.Enum("applied: committed now; replayed: an identical apply already committed (durable receipt); noop: nothing to write.", "applied", "replayed", "noop"),
-		"change_id":       digestSchema,
-		"idempotency_key": schema.String("Receipt key, derived from the plan digest.", 0, 64),
-		"actor":           schema.Enum("Fixed adapter principal recorded in the receipt.", Actor),
-		"base_revision":   revisionSchema,
-		"result_revision": revisionSchema,
-		"affected_paths":  schema.Array("Files written.", text(""), 1_000_000),
-		"committed_at":    schema.String("When the receipt was made.", 0, 64),
-	}, "status", "actor", "base_revision", "result_revision", "affected_paths")
-)
-
-func withProps(extra map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range previewProps {
-		out[k] = v
-	}
-	for k, v := range extra {
-		out[k] = v
-	}
-	return out
 }

@@ -11,28 +11,27 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 type writeIn struct {
-	BundlePath string `json:"bundle_path"`
-	ConceptID  string `json:"concept_id"`
-	Content    string `json:"content"`
+	BundlePath string `json:"bundle_path" schema:"min=1,max=4096"`
+	ConceptID  string `json:"concept_id" schema:"min=1,max=@concept_id"`
+	Content    string `json:"content" jsonschema:"Whole file, byte-exact: YAML frontmatter with a type, then Markdown." schema:"min=1,max=@max_file_bytes"`
 }
 
 type writeOut struct {
-	ConceptID      string        `json:"concept_id"`
-	ChangeID       string        `json:"change_id"`
-	IdempotencyKey string        `json:"idempotency_key"`
-	Actor          string        `json:"actor"`
-	BaseRevision   string        `json:"base_revision"`
-	ResultRevision string        `json:"result_revision"`
+	ConceptID      string        `json:"concept_id" schema:"min=1,max=@concept_id"`
+	ChangeID       string        `json:"change_id" schema:"max=80"`
+	IdempotencyKey string        `json:"idempotency_key" schema:"max=64"`
+	Actor          string        `json:"actor" schema:"enum=@actor"`
+	BaseRevision   string        `json:"base_revision" schema:"max=80"`
+	ResultRevision string        `json:"result_revision" schema:"max=80"`
 	Changed        bool          `json:"changed"`
 	Created        bool          `json:"created"`
 	Replayed       bool          `json:"replayed"`
-	CommittedAt    string        `json:"committed_at,omitempty"`
-	Warnings       []doc.Problem `json:"warnings"`
-	Diagnostics    []Diagnostic  `json:"diagnostics"`
+	CommittedAt    string        `json:"committed_at,omitempty" schema:"max=64"`
+	Warnings       []doc.Problem `json:"warnings" schema:"max=10000"`
+	Diagnostics    []Diagnostic  `json:"diagnostics" schema:"max=10"`
 }
 
 // writePolicy is the resolved policy that, with the content, identifies a
@@ -55,29 +54,8 @@ var blockingWarnings = map[string]bool{
 }
 
 func (o *Ops) writeConcept() registry.Operation {
-	maxBytes := o.cfg.Limits.MaxFileBytes
-	in := schema.Object("", map[string]any{
-		"bundle_path": bundlePathSchema,
-		"concept_id":  conceptIDSchema,
-		"content":     schema.String("Whole file, byte-exact: YAML frontmatter with a type, then Markdown.", 1, int(maxBytes)),
-	}, "bundle_path", "concept_id", "content")
-	out := schema.Object("", map[string]any{
-		"concept_id":      conceptIDSchema,
-		"change_id":       schema.String("Change identity derived from the content and the resolved policy.", 0, 80),
-		"idempotency_key": schema.String("Key of the durable receipt (derived, never caller-chosen).", 0, 64),
-		"actor":           schema.Enum("Fixed adapter principal recorded in the receipt.", Actor),
-		"base_revision":   revisionSchema,
-		"result_revision": revisionSchema,
-		"changed":         schema.Bool("Whether this call or the replayed one changed the file."),
-		"created":         schema.Bool("Whether the concept did not exist before."),
-		"replayed":        schema.Bool("Whether an existing durable receipt was returned without writing."),
-		"committed_at":    schema.String("When the receipt was made.", 0, 64),
-		"warnings":        schema.Array("Non-blocking problems in the new content.", problemSchema, 10_000),
-		"diagnostics":     schema.Array("Notes for the reviewer, e.g. caller_supplied_human_verifier; never blocking.", diagnosticSchema, 10),
-	}, "concept_id", "change_id", "idempotency_key", "actor", "base_revision", "result_revision", "changed", "created", "replayed", "warnings", "diagnostics")
 	desc := "Replace or create one whole concept; prefer patch operations where they apply. Invalid content writes nothing."
-	return o.op("write_concept", "Write an OKF concept", desc, registry.EffectUpdate, in, out,
-		registry.Func(func(ctx context.Context, in writeIn) (writeOut, error) { return o.write(ctx, in) }))
+	return registry.Define(o.meta("write_concept", "Write an OKF concept", desc, registry.EffectUpdate), o.write)
 }
 
 func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {

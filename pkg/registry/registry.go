@@ -67,6 +67,9 @@ type Operation struct {
 	Effect       Effect
 	Exposure     []Transport
 	Handler      Handler
+	// defErr records why Define could not derive the schemas; New
+	// reports it.
+	defErr error
 }
 
 // ExposedOn reports whether the operation may be called over t.
@@ -154,6 +157,10 @@ func validate(op Operation) []error {
 	}
 	if op.Handler == nil {
 		bad("missing handler")
+	}
+	if op.defErr != nil {
+		bad("%v", op.defErr)
+		return errs
 	}
 	for _, s := range []struct {
 		kind  string

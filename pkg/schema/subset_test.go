@@ -6,17 +6,16 @@ import (
 	"testing"
 )
 
-func TestCheckSubsetAcceptsBuilderSchemas(t *testing.T) {
-	s := Object("", map[string]any{
-		"id":    ID("note id"),
-		"title": String("title", 1, 200),
-		"limit": Integer("page size", 1, 100),
-		"tags":  Array("tags", String("tag", 1, 100), 50),
-		"kind":  Enum("kind", "a", "b"),
-		"done":  Bool("flag"),
-		"when":  Nullable(Integer("ms", 0, 1<<52)),
-	}, "id")
-	if p := CheckSubset(JSON(s)); p != nil {
+func TestCheckSubsetAcceptsBoundedSchemas(t *testing.T) {
+	raw := `{"type":"object","additionalProperties":false,"required":["id"],"properties":{
+		"id":{"type":"string","pattern":"^[0-9a-f]{32}$","description":"note id"},
+		"title":{"type":"string","minLength":1,"maxLength":200},
+		"limit":{"type":"integer","minimum":1,"maximum":100},
+		"tags":{"type":"array","maxItems":50,"items":{"type":"string","minLength":1,"maxLength":100}},
+		"kind":{"type":"string","enum":["a","b"]},
+		"done":{"type":"boolean"},
+		"when":{"type":["integer","null"],"minimum":0,"maximum":4503599627370496}}}`
+	if p := CheckSubset(json.RawMessage(raw)); p != nil {
 		t.Fatalf("unexpected problems: %v", p)
 	}
 }

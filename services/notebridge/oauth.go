@@ -17,6 +17,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/oauthas"
 	"github.com/notebridge/notebridge/pkg/oauthconsent"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/scope"
 )
 
 // The owner passphrase files: the passphrase itself, for the operator
@@ -32,6 +34,10 @@ func bindOAuthFlags(fs *flag.FlagSet, c *config) {
 		"(for ChatGPT and Claude connectors); needs a public origin (--domain or "+envOrigin+")")
 	fs.StringVar(&c.OwnerPassphraseFile, "owner-passphrase-file", "", "file holding the argon2id hash of the owner passphrase that approves OAuth clients "+
 		"(default: "+passphraseHashName+" in the state directory, generated with the passphrase when missing)")
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", oauthas.DefaultTrustedProxies, "comma-separated CIDR prefixes of the reverse proxies whose "+
+		"X-Forwarded-For and X-Forwarded-Host the OAuth endpoints believe (rate limits, lockout, host check)")
+	fs.StringVar(&c.InternalHosts, "internal-hosts", "", "comma-separated host:port names a reverse proxy sends as Host when it dials this "+
+		"listener (e.g. bridge:8765); the OAuth endpoints answer only these, the public origin's host and loopback")
 }
 
 // oauthOrigin is the public origin of the MCP endpoint, by the rule of the
@@ -82,18 +88,25 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 	if err != nil {
 		return nil, "", err
 	}
+	proxies, err := oauthas.ParseTrustedProxies(c.TrustedProxies)
+	if err != nil {
+		return nil, "", fmt.Errorf("--trusted-proxies: %w", err)
+	}
 	resource := origin + mcpadapter.Path
-	as, err := oauthas.New(oauthas.Config{Issuer: origin, Resource: resource, StateDir: c.StateDir, Consent: page})
+	// Only the scopes of the toolsets served over MCP HTTP are offered.
+	served := scope.Served(a.exec.Registry().Exposed(registry.MCPHTTP))
+	as, err := oauthas.New(oauthas.Config{Issuer: origin, Resource: resource, StateDir: c.StateDir, Consent: page, Scopes: served,
+		TrustedProxies: proxies, InternalHosts: splitList(c.InternalHosts)})
 	if err != nil {
 		return nil, "", err
 	}
-	rs, err := oauthrs.New(oauthrs.Config{Resource: resource, Issuer: origin, Verifier: as})
+	rs, err := oauthrs.New(oauthrs.Config{Resource: resource, Issuer: origin, Verifier: as, Scopes: served})
 	if err != nil {
 		return nil, "", err
 	}
 	routes := as.Routes()
-	routes[rs.MetadataPath()] = rs.MetadataHandler()
-	routes[oauthrs.WellKnownPrefix] = rs.MetadataHandler()
+	routes[rs.MetadataPath()] = as.Front(rs.MetadataHandler())
+	routes[oauthrs.WellKnownPrefix] = as.Front(rs.MetadataHandler())
 	a.log.Info("OAuth 2.1 is on", "resource", resource, "metadata", rs.MetadataURL())
 	return &mcpadapter.OAuthConfig{Resource: rs, Routes: routes}, origin, nil
 }

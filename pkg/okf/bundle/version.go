@@ -11,11 +11,11 @@ type Version struct {
 	// OKFVersion is the declared okf_version, else the probe's verdict:
 	// "0.1" when legacy keys (timestamp, # Citations) appear without any
 	// v0.2 family, otherwise "0.2".
-	OKFVersion string `json:"okf_version"`
+	OKFVersion string `json:"okf_version" schema:"max=32"`
 	Declared   bool   `json:"declared"`
 	// TemporalProfile is "date", "instant", "mixed" or "none", from the
 	// profile-dependent fields (stale_after, usage_window, sources dates).
-	TemporalProfile string `json:"temporal_profile"`
+	TemporalProfile string `json:"temporal_profile" schema:"enum=date|instant|mixed|none"`
 }
 
 // DeclaredVersion reads okf_version from the root index.md frontmatter.

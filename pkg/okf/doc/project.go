@@ -9,38 +9,38 @@ import (
 
 // Actorstamp is a `{ by, at }` pair as used by generated and verified.
 type Actorstamp struct {
-	By string `json:"by"`
-	At string `json:"at,omitempty"`
+	By string `json:"by" jsonschema:"Actor (producer/version, human:<id> or process:<id>)." schema:"max=100000"`
+	At string `json:"at,omitempty" jsonschema:"When, as written." schema:"max=100000"`
 }
 
 // Window is a `{ from, to }` range (usage_window), kept as raw text.
 type Window struct {
-	From string `json:"from,omitempty"`
-	To   string `json:"to,omitempty"`
+	From string `json:"from,omitempty" schema:"max=100000"`
+	To   string `json:"to,omitempty" schema:"max=100000"`
 }
 
 // Source is one sources[] entry.
 type Source struct {
-	ID           string  `json:"id,omitempty"`
-	Resource     string  `json:"resource"`
-	Title        string  `json:"title,omitempty"`
-	Author       string  `json:"author,omitempty"`
-	UsageCount   *int64  `json:"usage_count,omitempty"`
-	LastModified string  `json:"last_modified,omitempty"`
+	ID           string  `json:"id,omitempty" schema:"max=100000"`
+	Resource     string  `json:"resource" jsonschema:"URL, bundle path or scope; never fetched." schema:"max=100000"`
+	Title        string  `json:"title,omitempty" schema:"max=100000"`
+	Author       string  `json:"author,omitempty" schema:"max=100000"`
+	UsageCount   *int64  `json:"usage_count,omitempty" schema:"min=-9007199254740992,max=9007199254740992"`
+	LastModified string  `json:"last_modified,omitempty" schema:"max=100000"`
 	UsageWindow  *Window `json:"usage_window,omitempty"`
 }
 
 // Parameter is one parameters[] entry of an Attested Computation.
 type Parameter struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
+	Name     string `json:"name" schema:"max=100000"`
+	Type     string `json:"type" schema:"max=100000"`
 	Required bool   `json:"required"`
 }
 
 // ResourceRef is the shape of executor and attester.
 type ResourceRef struct {
-	Resource string   `json:"resource,omitempty"`
-	Receipt  []string `json:"receipt,omitempty"`
+	Resource string   `json:"resource,omitempty" schema:"max=100000"`
+	Receipt  []string `json:"receipt,omitempty" schema:"max=@receipts,itemmax=100000"`
 }
 
 // Trust tiers, derived from the verified strings (spec §5.3). A human:
@@ -60,24 +60,24 @@ var TrustTiers = []string{TierUnverified, TierMachineConfirmed, TierHumanReviewC
 // Projection is the typed view of a concept's frontmatter. All values are
 // raw scalar text as written in the document.
 type Projection struct {
-	Type            string       `json:"type"`
-	Title           string       `json:"title,omitempty"`
-	Description     string       `json:"description,omitempty"`
-	Resource        string       `json:"resource,omitempty"`
-	Tags            []string     `json:"tags,omitempty"`
-	Sources         []Source     `json:"sources,omitempty"`
+	Type            string       `json:"type" schema:"max=100000"`
+	Title           string       `json:"title,omitempty" schema:"max=100000"`
+	Description     string       `json:"description,omitempty" schema:"max=100000"`
+	Resource        string       `json:"resource,omitempty" schema:"max=100000"`
+	Tags            []string     `json:"tags,omitempty" schema:"max=10000,itemmax=100000"`
+	Sources         []Source     `json:"sources,omitempty" schema:"max=10000"`
 	UsageWindow     *Window      `json:"usage_window,omitempty"`
 	Generated       *Actorstamp  `json:"generated,omitempty"`
-	Verified        []Actorstamp `json:"verified,omitempty"`
-	TrustTier       string       `json:"trust_tier"`
-	Status          string       `json:"status"`
-	StaleAfter      string       `json:"stale_after,omitempty"`
-	Runtime         string       `json:"runtime,omitempty"`
-	Parameters      []Parameter  `json:"parameters,omitempty"`
-	Computation     string       `json:"computation,omitempty"`
+	Verified        []Actorstamp `json:"verified,omitempty" schema:"max=10000"`
+	TrustTier       string       `json:"trust_tier" schema:"enum=@trust_tier"`
+	Status          string       `json:"status" schema:"max=100000"`
+	StaleAfter      string       `json:"stale_after,omitempty" schema:"max=100000"`
+	Runtime         string       `json:"runtime,omitempty" schema:"max=100000"`
+	Parameters      []Parameter  `json:"parameters,omitempty" schema:"max=10000"`
+	Computation     string       `json:"computation,omitempty" schema:"max=100000"`
 	Executor        *ResourceRef `json:"executor,omitempty"`
 	Attester        *ResourceRef `json:"attester,omitempty"`
-	LegacyTimestamp string       `json:"legacy_timestamp,omitempty"`
+	LegacyTimestamp string       `json:"legacy_timestamp,omitempty" schema:"max=100000"`
 }
 
 // Project builds the typed projection. It never fails: values of the wrong

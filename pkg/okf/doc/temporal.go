@@ -102,9 +102,9 @@ func num2(s string) (int, bool) {
 
 // TemporalField is one profile-dependent value of a document.
 type TemporalField struct {
-	Path  string       `json:"path"`  // e.g. "stale_after", "sources[1].last_modified"
-	Value string       `json:"value"` // raw scalar text ("" when not a scalar)
-	Kind  TemporalKind `json:"kind"`  // classification of Value
+	Path  string       `json:"path" schema:"max=100000"`                // e.g. "stale_after", "sources[1].last_modified"
+	Value string       `json:"value" schema:"max=100000"`               // raw scalar text ("" when not a scalar)
+	Kind  TemporalKind `json:"kind" schema:"enum=date|instant|invalid"` // classification of Value
 }
 
 // ProfileFields lists the profile-dependent values present in d, in

@@ -19,10 +19,10 @@ const (
 // Problem is one finding of Check. Message is fixed text that never echoes
 // document values; Field names the frontmatter path when there is one.
 type Problem struct {
-	Code     string   `json:"code"`
-	Severity Severity `json:"severity"`
-	Field    string   `json:"field,omitempty"`
-	Message  string   `json:"message"`
+	Code     string   `json:"code" schema:"min=1,max=64"`
+	Severity Severity `json:"severity" schema:"enum=error|warning"`
+	Field    string   `json:"field,omitempty" schema:"max=100000"`
+	Message  string   `json:"message" schema:"max=100000"`
 }
 
 // Attested Computation type name (spec §10).

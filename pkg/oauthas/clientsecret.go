@@ -85,8 +85,11 @@ func (h *secretHasher) Compare(ctx context.Context, hash, data []byte) error {
 // replaceSecretHash stores digest in place of the client secret hash old
 // and writes the state.
 func (s *Store) replaceSecretHash(old, digest []byte) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	for id, c := range s.st.Clients {
 		if bytes.Equal(c.SecretHash, old) {
 			c.SecretHash = digest
