@@ -104,27 +104,36 @@ func (s *Scanner) Value() (Value, bool) {
 // text is not an object or not valid JSON, or when fn does.
 func (s *Scanner) Object(fn func(name []byte, validName bool) bool) bool {
 	s.space()
-	if !s.open('{') {
-		return false
-	}
-	if s.space(); s.i < len(s.b) && s.b[s.i] == '}' {
-		s.close()
-		return true
-	}
-	for {
+	return s.container('{', '}', func() bool {
 		if s.i >= len(s.b) || s.b[s.i] != '"' {
 			return false
 		}
 		end, valid := StringEnd(s.b, s.i)
 		name := s.b[s.i+1 : max(end-1, s.i+1)]
-		if s.i = end; !s.colon() || !fn(name, valid) {
+		s.i = end
+		return s.colon() && fn(name, valid)
+	})
+}
+
+// container passes the object or array at the cursor, delimited by open
+// and close, with elem passing each element.
+func (s *Scanner) container(open, close byte, elem func() bool) bool {
+	if !s.open(open) {
+		return false
+	}
+	if s.space(); s.i < len(s.b) && s.b[s.i] == close {
+		s.close()
+		return true
+	}
+	for {
+		if !elem() {
 			return false
 		}
 		switch s.space(); {
 		case s.i < len(s.b) && s.b[s.i] == ',':
 			s.i++
 			s.space()
-		case s.i < len(s.b) && s.b[s.i] == '}':
+		case s.i < len(s.b) && s.b[s.i] == close:
 			s.close()
 			return true
 		default:
@@ -185,7 +194,7 @@ func (s *Scanner) value() bool {
 	case c == '{':
 		return s.Object(func(_ []byte, validName bool) bool { return validName && s.value() })
 	case c == '[':
-		return s.array()
+		return s.container('[', ']', s.value)
 	case c == '-' || c >= '0' && c <= '9':
 		return s.number()
 	}
@@ -196,31 +205,6 @@ func (s *Scanner) value() bool {
 		}
 	}
 	return false
-}
-
-func (s *Scanner) array() bool {
-	if !s.open('[') {
-		return false
-	}
-	if s.space(); s.i < len(s.b) && s.b[s.i] == ']' {
-		s.close()
-		return true
-	}
-	for {
-		if !s.value() {
-			return false
-		}
-		switch s.space(); {
-		case s.i < len(s.b) && s.b[s.i] == ',':
-			s.i++
-			s.space()
-		case s.i < len(s.b) && s.b[s.i] == ']':
-			s.close()
-			return true
-		default:
-			return false
-		}
-	}
 }
 
 // number passes -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.
