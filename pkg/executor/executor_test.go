@@ -184,7 +184,7 @@ func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readOnly := principal.OAuth("grant", "client", scope.NewSet(scope.NotesRead, scope.OKFRead))
+	readOnly := principal.OAuth("grant", scope.NewSet(scope.NotesRead, scope.OKFRead))
 	ctx := context.Background()
 	for _, tr := range []registry.Transport{registry.MCPHTTP, registry.Actions} {
 		for _, c := range []struct {

@@ -62,7 +62,7 @@ func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) 
 				c.Response().Header().Set("WWW-Authenticate", rs.InvalidTokenChallenge())
 				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
 			}
-			c.SetRequest(r.WithContext(principal.With(r.Context(), principal.OAuth(p.GrantID, p.ClientID, p.Scopes))))
+			c.SetRequest(r.WithContext(principal.With(r.Context(), principal.OAuth(p.GrantID, p.Scopes))))
 			return next(c)
 		}
 	}

@@ -22,22 +22,12 @@ const (
 	OAuthGrant        // an access token of notebridge's authorization server
 )
 
-var kindNames = [...]string{None: "none", StdioOwner: "stdio owner", MCPToken: "MCP token", ActionsToken: "Actions token", OAuthGrant: "OAuth grant"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "unknown"
-}
-
 // Principal is one authenticated caller. Build it with Stdio, StaticMCP,
 // StaticActions or OAuth; the zero value is no caller.
 type Principal struct {
-	kind     Kind
-	grantID  string
-	clientID string
-	scopes   scope.Set // what an OAuth grant may do; unused for other kinds
+	kind    Kind
+	grantID string
+	scopes  scope.Set // what an OAuth grant may do; unused for other kinds
 }
 
 // Stdio is the owner talking to notebridge over stdio.
@@ -49,10 +39,10 @@ func StaticMCP() Principal { return Principal{kind: MCPToken} }
 // StaticActions is a caller that presented the static Actions bearer token.
 func StaticActions() Principal { return Principal{kind: ActionsToken} }
 
-// OAuth is a caller holding an access token of the grant grantID, issued to
-// clientID, limited to granted.
-func OAuth(grantID, clientID string, granted scope.Set) Principal {
-	return Principal{kind: OAuthGrant, grantID: grantID, clientID: clientID, scopes: granted}
+// OAuth is a caller holding an access token of the grant grantID, limited
+// to granted.
+func OAuth(grantID string, granted scope.Set) Principal {
+	return Principal{kind: OAuthGrant, grantID: grantID, scopes: granted}
 }
 
 // Kind says how the caller authenticated; None for the zero Principal.
@@ -71,9 +61,6 @@ func (p Principal) Scopes() scope.Set { return p.scopes }
 // GrantID identifies an OAuth grant; it stays the same across token
 // refreshes. Empty for other kinds.
 func (p Principal) GrantID() string { return p.grantID }
-
-// ClientID is the OAuth client the grant was issued to.
-func (p Principal) ClientID() string { return p.clientID }
 
 type ctxKey struct{}
 

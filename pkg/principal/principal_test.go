@@ -20,17 +20,17 @@ func TestZeroPrincipalIsNobody(t *testing.T) {
 }
 
 func TestOnlyOAuthGrantsAreLimited(t *testing.T) {
-	grant := OAuth("g", "c", scope.NewSet(scope.NotesRead))
+	grant := OAuth("g", scope.NewSet(scope.NotesRead))
 	for _, p := range []Principal{Stdio(), StaticMCP(), StaticActions(), grant} {
 		if !p.Known() || p.Limited() != (p.Kind() == OAuthGrant) {
-			t.Errorf("%s: known %v limited %v", p.Kind(), p.Known(), p.Limited())
+			t.Errorf("kind %d: known %v limited %v", p.Kind(), p.Known(), p.Limited())
 		}
 		got, ok := From(With(context.Background(), p))
 		if !ok || got != p {
-			t.Errorf("%s does not survive the context", p.Kind())
+			t.Errorf("kind %d does not survive the context", p.Kind())
 		}
 	}
-	if grant.GrantID() != "g" || grant.ClientID() != "c" || grant.Scopes() != scope.NewSet(scope.NotesRead) {
+	if grant.GrantID() != "g" || grant.Scopes() != scope.NewSet(scope.NotesRead) {
 		t.Fatalf("grant fields: %+v", grant)
 	}
 }
