@@ -195,6 +195,10 @@ func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 			if derr == nil || derr.Code != domainerr.InsufficientScope || derr.Details["scope"] != string(c.want) || derr.Retryable {
 				t.Errorf("%s %s: %+v", tr, c.op, derr)
 			}
+			// What adapters read before the call is the same decision.
+			if aerr := ex.Authorize(readOnly, c.op); derr != nil && (aerr == nil || aerr.Code != derr.Code || aerr.Details["scope"] != derr.Details["scope"]) {
+				t.Errorf("Authorize %s: %+v, Call: %+v", c.op, aerr, derr)
+			}
 		}
 		// Bad arguments are not even looked at: the scope comes first.
 		if _, derr := ex.Call(ctx, readOnly, tr, "create_note", json.RawMessage(`{"x":1}`)); derr == nil || derr.Code != domainerr.InsufficientScope {
@@ -206,6 +210,9 @@ func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 	}
 	if _, derr := ex.Call(ctx, readOnly, registry.MCPHTTP, "read_note", nil); derr != nil {
 		t.Fatalf("read with notes:read: %v", derr)
+	}
+	if aerr := ex.Authorize(readOnly, "read_note"); aerr != nil {
+		t.Fatalf("Authorize read with notes:read: %v", aerr)
 	}
 	for _, op := range []string{"create_note", "okf_write", "stray"} {
 		if _, derr := ex.Call(ctx, principal.StaticMCP(), registry.MCPHTTP, op, nil); derr != nil {
