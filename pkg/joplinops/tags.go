@@ -161,17 +161,7 @@ func (o *Ops) createTag() registry.Operation {
 		if len(matches) > 0 {
 			return Tag{}, tagExists(matches)
 		}
-		id := joplin.NewID()
-		var created Tag
-		if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": in.Title}, &created); err != nil {
-			load := func(ctx context.Context) (Tag, error) { return o.loadTag(ctx, id) }
-			if created, err = confirmCreate(ctx, err, id, load, func(t Tag) bool {
-				return NormalizeTitle(t.Title) == NormalizeTitle(in.Title)
-			}); err != nil {
-				return Tag{}, o.tagConflict(ctx, err, in.Title, "")
-			}
-		}
-		return created, nil
+		return o.postTag(ctx, in.Title)
 	})
 }
 
