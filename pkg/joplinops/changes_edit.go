@@ -13,7 +13,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/textdiff"
 )
 
-// editChange is one change of edit_note: a change without its note.
+// editChange is one change of edit_note: a change without its note and
+// due date (a due date is set through preview and apply).
 type editChange struct {
 	Op      string  `json:"op" schema:"enum=@change_op"`
 	Find    *string `json:"find,omitempty" schema:"max=@max_body"`
@@ -21,7 +22,6 @@ type editChange struct {
 	Text    *string `json:"text,omitempty" schema:"max=@max_body"`
 	Count   *int    `json:"count,omitempty" schema:"min=1,max=1000"`
 	Target  *string `json:"target,omitempty" schema:"max=500"`
-	Due     *int64  `json:"due,omitempty" schema:"min=0,max=@max_due"`
 	Create  *bool   `json:"create,omitempty"`
 }
 
@@ -42,7 +42,7 @@ type editOut struct {
 }
 
 func (o *Ops) editNote() registry.Operation {
-	desc := "Change one note in one call, if it is still at the updated_time you read (else PLAN_MISMATCH). Changes as in preview_note_changes, without note. Returns receipt_id for undo_note_changes."
+	desc := "Edit a note read at updated_time (else PLAN_MISMATCH). replace: find, text, count; set_section, insert_after: heading, text; delete_section: heading; append, prepend, title: text; tag, untag, move: target (tag title ok; create: true). Returns receipt_id."
 	m := o.meta("edit_note", "Edit note", desc, registry.EffectUpdate)
 	// GPT Actions take at most 30 operations; they keep preview and apply.
 	m.Exposure = []registry.Transport{registry.MCPStdio, registry.MCPHTTP}
@@ -53,7 +53,7 @@ func (o *Ops) editNote() registry.Operation {
 func (in editIn) changes() []change {
 	out := make([]change, len(in.Changes))
 	for i, c := range in.Changes {
-		out[i] = change{Note: in.ID, Op: c.Op, Find: c.Find, Heading: c.Heading, Text: c.Text, Count: c.Count, Target: c.Target, Due: c.Due, Create: c.Create}
+		out[i] = change{Note: in.ID, Op: c.Op, Find: c.Find, Heading: c.Heading, Text: c.Text, Count: c.Count, Target: c.Target, Create: c.Create}
 	}
 	return out
 }

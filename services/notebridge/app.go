@@ -21,6 +21,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/journal"
+	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okfops"
 	"github.com/notebridge/notebridge/pkg/syncstate"
@@ -32,6 +33,8 @@ type app struct {
 	joplin *joplin.Client
 	exec   *executor.Executor
 	log    *slog.Logger
+	// mcpOpts configure the MCP servers (the tool profile).
+	mcpOpts []mcpadapter.ServerOption
 	// index is the search index; it opens on first use (see joplinindex).
 	index *joplinindex.Indexer
 	// syncRequests asks the Joplin container for a sync after each write
@@ -72,6 +75,10 @@ func setup(name string, args []string, stderr io.Writer, withHTTP bool, extra fu
 
 func newApp(c *config, log *slog.Logger) (*app, error) {
 	toolsets, err := catalog.ParseToolsets(c.Toolsets)
+	if err != nil {
+		return nil, err
+	}
+	core, err := catalog.ParseProfile(c.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +132,11 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests}, nil
+	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests}
+	if core != nil {
+		a.mcpOpts = []mcpadapter.ServerOption{mcpadapter.Core(core)}
+	}
+	return a, nil
 }
 
 // followSync starts the search index at once when Joplin syncs with other

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/catalog"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -30,6 +31,7 @@ type config struct {
 	StateDir        string
 	SyncStateDir    string
 	Toolsets        string
+	Tools           string
 	ReadOnly        bool
 	LogLevel        string
 	MaxRequestBytes int64
@@ -89,6 +91,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.StringVar(&c.SyncStateDir, "sync-state-dir", "", "directory the Joplin container shares its sync state in (status.json; compose: /sync): "+
 		"joplin_status reports it, and a sync is requested there after every write")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
+	fs.StringVar(&c.Tools, "tools", catalog.ProfileAll, "MCP tools listed: all, or core (search, read, list, create, edit; find_tools and call_tool reach the rest)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")

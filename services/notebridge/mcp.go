@@ -28,7 +28,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	defer a.close()
 	a.reportJoplin(ctx, c.JoplinTokenFile, false) // stdio opens no socket until a call
-	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version)
+	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version, a.mcpOpts...)
 	// Start-up garbage (package init, catalog build) is most of the heap:
 	// collect it and hand its pages back while the client's first message
 	// is on its way, so the idle process holds about 2 MiB less.
@@ -88,7 +88,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		}
 		origins = append(origins, origin) // the consent form posts from it
 	}
-	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version)
+	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version, a.mcpOpts...)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
 		Token:          token,
 		AllowedOrigins: origins,
