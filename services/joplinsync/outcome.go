@@ -31,8 +31,10 @@ const (
 	markCannotStart = "Cannot initialise synchroniser."
 )
 
-// ClassifySync reads the output of one `sync` command of a target kind.
-func ClassifySync(target, output string) Outcome {
+// ClassifySync reads the output of one `sync` command of a target kind,
+// and the synchronizer error Joplin logged meanwhile ("" for none), which
+// is the only trace of a network failure.
+func ClassifySync(target, output, loggedError string) Outcome {
 	out := Outcome{PasswordNeeded: strings.Contains(output, markPassword)}
 	switch {
 	case strings.Contains(output, markBusy) || strings.Contains(output, markLockHeld):
@@ -47,6 +49,10 @@ func ClassifySync(target, output string) Outcome {
 	}
 	if msg, ok := lastError(output); ok {
 		out.Err = classifyError(target, msg)
+		return out
+	}
+	if loggedError != "" {
+		out.Err = classifyError(target, loggedError)
 		return out
 	}
 	if !strings.Contains(output, markStarted) || strings.Contains(output, markCannotStart) {
@@ -103,6 +109,8 @@ func classifyError(target, msg string) *Problem {
 	}
 	credsSetting := secretPassword
 	switch {
+	case has("Fail-safe:"):
+		return &Problem{CodeBadURL, envURL, "the sync target looks empty while this Joplin has notes: check the URL (or folder); Joplin stopped to avoid deleting your notes: " + text}
 	case target == TargetFilesystem && has("ENOENT", "EACCES", "EPERM", "EROFS", "ENOTDIR"):
 		return &Problem{CodeConfig, envPath, "the sync folder is missing or not writable by uid 1000: " + text}
 	case has("ENOTFOUND", "EAI_AGAIN", "getaddrinfo"):
@@ -165,14 +173,18 @@ type DecryptOutcome struct {
 
 var skippedRe = regexp.MustCompile(`Skipped items: (\d+)`)
 
-// ClassifyDecrypt reads the output of `e2ee decrypt` and the questions it
-// asked.
+// ClassifyDecrypt reads the output of `e2ee decrypt --force` (which fails
+// with "Master key is not loaded" where it would otherwise ask for the
+// password) and the questions it asked.
 func ClassifyDecrypt(output string, asked []string) DecryptOutcome {
 	out := DecryptOutcome{Skipped: -1}
 	for _, q := range asked {
 		if q == "Enter master password:" {
 			out.WrongPassword = true
 		}
+	}
+	if strings.Contains(output, "Master key is not loaded") {
+		out.WrongPassword = true
 	}
 	if out.WrongPassword {
 		return out

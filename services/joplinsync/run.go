@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -33,7 +34,7 @@ func runSupervisor(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	cfg, cfgErr := LoadConfig(os.Getenv, envOr(envSecretsDir, "/secrets"))
 	files := StatusFile{Dir: envOr(envStateDir, "/sync")}
-	sup := NewSupervisor(cfg, cfgErr, nil, files, stderr)
+	sup := NewSupervisor(cfg, cfgErr, nil, files, ProfileLog{Path: filepath.Join(*profile, "log.txt")}, stderr)
 	sup.now = time.Now
 	if err := files.Prepare(); err != nil {
 		sup.logf("sync status unavailable: %v", err)

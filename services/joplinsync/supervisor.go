@@ -13,6 +13,10 @@ import (
 	"time"
 )
 
+// decryptCommand decrypts what a sync brought; --force makes a master key
+// that cannot be loaded an error instead of a password question.
+const decryptCommand = "e2ee decrypt --force --retry-failed-items"
+
 // Joplin runs one command in the long-lived Joplin process (a *Batch).
 type Joplin interface {
 	Run(ctx context.Context, line string) (Result, error)
@@ -48,6 +52,7 @@ type Supervisor struct {
 	cfgErr *Problem
 	joplin Joplin
 	files  StatusFile
+	plog   ProfileLog
 	logw   io.Writer
 	// now reads the clock after a command finished (nil: the time the
 	// step began, which is what the tests' fixed clock wants).
@@ -64,9 +69,9 @@ type Supervisor struct {
 }
 
 // NewSupervisor makes a supervisor for a configuration (cfgErr: the
-// problem LoadConfig found, or nil).
-func NewSupervisor(cfg Config, cfgErr error, joplin Joplin, files StatusFile, logw io.Writer) *Supervisor {
-	s := &Supervisor{cfg: cfg, joplin: joplin, files: files, logw: logw}
+// problem LoadConfig found, or nil) and a profile's log.
+func NewSupervisor(cfg Config, cfgErr error, joplin Joplin, files StatusFile, plog ProfileLog, logw io.Writer) *Supervisor {
+	s := &Supervisor{cfg: cfg, joplin: joplin, files: files, plog: plog, logw: logw}
 	if cfgErr != nil {
 		var p *Problem
 		if !errors.As(cfgErr, &p) {
@@ -245,6 +250,7 @@ func (s *Supervisor) Sync(ctx context.Context, now time.Time) error {
 			return nil
 		}
 	}
+	mark := s.plog.Mark()
 	sctx, cancel := context.WithTimeout(ctx, syncTimeout)
 	res, err := s.joplin.Run(sctx, "sync")
 	cancel()
@@ -252,7 +258,7 @@ func (s *Supervisor) Sync(ctx context.Context, now time.Time) error {
 		return fmt.Errorf("sync: %w", err)
 	}
 	end := s.clockAfter(now)
-	out := ClassifySync(s.cfg.Target, res.Output)
+	out := ClassifySync(s.cfg.Target, res.Output, s.plog.LastSyncError(mark))
 	switch {
 	case out.Busy:
 		s.status.State = StateIdle
@@ -260,7 +266,7 @@ func (s *Supervisor) Sync(ctx context.Context, now time.Time) error {
 	case out.Err != nil:
 		s.fail(end, s.e2eeCause(out.Err))
 	default:
-		s.succeed(end)
+		s.succeed(now, end)
 		if err := s.afterSuccess(ctx, end, out); err != nil {
 			return err
 		}
@@ -290,15 +296,17 @@ func (s *Supervisor) e2eeCause(p *Problem) *Problem {
 	return &Problem{CodeE2EEWrongPassword, secretMaster, "the master password does not unlock the sync target's key: " + p.Message}
 }
 
-// succeed records a successful sync.
-func (s *Supervisor) succeed(now time.Time) {
-	at := now.UTC()
+// succeed records a successful sync that ran from start to end. The next
+// one starts an interval after this one started (at once if it took
+// longer), so the interval is the time between two syncs.
+func (s *Supervisor) succeed(start, end time.Time) {
+	at := end.UTC()
 	s.status.CompletedSyncs++
 	s.status.LastSuccessAt = &at
 	s.status.ConsecutiveFailures = 0
 	s.status.LastError = nil
 	s.status.State = StateIdle
-	s.schedule(now, s.cfg.Interval)
+	s.schedule(end, max(start.Add(s.cfg.Interval).Sub(end), 0))
 }
 
 // fail records a failed sync and backs off.
@@ -354,7 +362,7 @@ func (s *Supervisor) afterSuccess(ctx context.Context, now time.Time, out Outcom
 		return nil
 	}
 	dctx, cancel := context.WithTimeout(ctx, decryptTimeout)
-	res, err = s.joplin.Run(dctx, "e2ee decrypt --retry-failed-items")
+	res, err = s.joplin.Run(dctx, decryptCommand)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("e2ee decrypt: %w", err)

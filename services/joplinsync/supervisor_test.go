@@ -60,7 +60,7 @@ func newTestSupervisor(t *testing.T, interval time.Duration, j *fakeJoplin) (*Su
 	}
 	files := StatusFile{Dir: t.TempDir()}
 	var log bytes.Buffer
-	s := NewSupervisor(cfg, nil, j, files, &log)
+	s := NewSupervisor(cfg, nil, j, files, ProfileLog{}, &log)
 	s.Starting(t0)
 	if err := s.Configure(context.Background(), t0); err != nil {
 		t.Fatal(err)
@@ -296,7 +296,7 @@ func TestConfigErrorKeepsServingAndNeverSyncs(t *testing.T) {
 	}}
 	files := StatusFile{Dir: t.TempDir()}
 	var log bytes.Buffer
-	s := NewSupervisor(cfg, cfgErr, j, files, &log)
+	s := NewSupervisor(cfg, cfgErr, j, files, ProfileLog{}, &log)
 	s.Starting(t0)
 	if err := s.Configure(context.Background(), t0); err != nil {
 		t.Fatal(err)
@@ -325,7 +325,7 @@ func TestConfigErrorKeepsServingAndNeverSyncs(t *testing.T) {
 func TestNoTargetIsDisabled(t *testing.T) {
 	j := &fakeJoplin{script: func(string) Result { return Result{} }}
 	files := StatusFile{Dir: t.TempDir()}
-	s := NewSupervisor(Config{Target: TargetNone, Interval: time.Minute}, nil, j, files, &bytes.Buffer{})
+	s := NewSupervisor(Config{Target: TargetNone, Interval: time.Minute}, nil, j, files, ProfileLog{}, &bytes.Buffer{})
 	s.Started(t0)
 	step(t, s, time.Hour)
 	st, _ := readStatus(t, files)
@@ -345,7 +345,7 @@ func TestE2EEDecryptsAfterSyncAndReportsAWrongPassword(t *testing.T) {
 			return Result{Output: syncOK}
 		case "e2ee status":
 			return Result{Output: "Encryption is: Enabled\n"}
-		case "e2ee decrypt --retry-failed-items":
+		case decryptCommand:
 			return decrypt
 		}
 		return Result{}
@@ -384,7 +384,7 @@ func TestNeedsAuthorizationForDropbox(t *testing.T) {
 		return Result{}
 	}}
 	files := StatusFile{Dir: t.TempDir()}
-	s := NewSupervisor(cfg, nil, j, files, &bytes.Buffer{})
+	s := NewSupervisor(cfg, nil, j, files, ProfileLog{}, &bytes.Buffer{})
 	s.Started(t0)
 	step(t, s, 0)
 	step(t, s, time.Hour)
@@ -403,7 +403,7 @@ func TestCompletedSyncsSurviveARestart(t *testing.T) {
 	s, files, _ := newTestSupervisor(t, time.Minute, j)
 	step(t, s, 0)
 	step(t, s, time.Minute)
-	again := NewSupervisor(s.cfg, nil, j, files, &bytes.Buffer{})
+	again := NewSupervisor(s.cfg, nil, j, files, ProfileLog{}, &bytes.Buffer{})
 	again.Starting(t0.Add(time.Hour))
 	st, _ := readStatus(t, files)
 	if st.CompletedSyncs != 2 || st.LastSuccessAt == nil || st.State != StateStarting {
