@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -47,6 +48,9 @@ func runSupervisor(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer proc.stop()
 	sup.joplin = batch
+	if os.Getenv(envDebug) == "1" {
+		sup.joplin = tracedJoplin{batch, sup}
+	}
 
 	startCtx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
@@ -141,4 +145,26 @@ func (p *joplinProc) stop() {
 	case <-time.After(5 * time.Second):
 		fmt.Fprintln(os.Stderr, "joplinsync:", errors.New("joplin did not exit"))
 	}
+}
+
+// envDebug turns on a trace of every batch command and its output in the
+// log (secrets removed; the output may name notes and hosts).
+const envDebug = "NOTEBRIDGE_SYNC_DEBUG"
+
+// tracedJoplin logs each command, its duration and its output.
+type tracedJoplin struct {
+	Joplin
+	sup *Supervisor
+}
+
+func (j tracedJoplin) Run(ctx context.Context, line string) (Result, error) {
+	if strings.HasPrefix(line, "config --import-file ") {
+		j.sup.logf("joplin> config --import-file (settings file)")
+	} else {
+		j.sup.logf("joplin> %s", line)
+	}
+	start := time.Now()
+	res, err := j.Joplin.Run(ctx, line)
+	j.sup.logf("joplin< %s after %s, asked %q, err %v:\n%s", line, time.Since(start).Round(time.Millisecond), res.Asked, err, res.Output)
+	return res, err
 }
