@@ -107,6 +107,13 @@ func (b *Batch) pending() string {
 	return string(b.head) + string(b.tail)
 }
 
+// Pending is the output of the running command so far (for a trace).
+func (b *Batch) Pending() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pending()
+}
+
 // reset drops the pending output, keeping rest. Called with mu.
 func (b *Batch) reset(rest string) {
 	b.head = append(b.head[:0], rest...)

@@ -151,9 +151,10 @@ func (p *joplinProc) stop() {
 // log (secrets removed; the output may name notes and hosts).
 const envDebug = "NOTEBRIDGE_SYNC_DEBUG"
 
-// tracedJoplin logs each command, its duration and its output.
+// tracedJoplin logs each command, its duration and its output, and every
+// 30 s the output so far of a command still running.
 type tracedJoplin struct {
-	Joplin
+	*Batch
 	sup *Supervisor
 }
 
@@ -164,7 +165,21 @@ func (j tracedJoplin) Run(ctx context.Context, line string) (Result, error) {
 		j.sup.logf("joplin> %s", line)
 	}
 	start := time.Now()
-	res, err := j.Joplin.Run(ctx, line)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		tick := time.NewTicker(30 * time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				j.sup.logf("joplin: %s still running after %s; output so far:\n%s", line, time.Since(start).Round(time.Second), j.Pending())
+			}
+		}
+	}()
+	res, err := j.Batch.Run(ctx, line)
 	j.sup.logf("joplin< %s after %s, asked %q, err %v:\n%s", line, time.Since(start).Round(time.Millisecond), res.Asked, err, res.Output)
 	return res, err
 }
