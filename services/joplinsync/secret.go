@@ -34,7 +34,12 @@ func runSecretSet(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if !slices.Contains(settableSecrets, name) || fs.NArg() != 0 {
+	if name == "" && fs.NArg() == 1 { // flags first: compose's entrypoint, then NAME
+		name = fs.Arg(0)
+	} else if fs.NArg() != 0 {
+		name = ""
+	}
+	if !slices.Contains(settableSecrets, name) {
 		return fmt.Errorf("usage: joplinsync secret set {%s} [--dir DIR]", strings.Join(settableSecrets, "|"))
 	}
 	value, err := readSecretInput(name, stdin, stderr)
