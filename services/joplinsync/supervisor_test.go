@@ -427,3 +427,26 @@ func TestStatusNeverHoldsSecrets(t *testing.T) {
 		t.Fatalf("status.json mode %v, %v", st.Mode(), err)
 	}
 }
+
+// TestIntervalCountsFromTheSyncStart: a sync that takes 3 s is followed by
+// the next one an interval after it started; one that takes longer than
+// the interval by the next at once.
+func TestIntervalCountsFromTheSyncStart(t *testing.T) {
+	out := syncOK
+	j := &fakeJoplin{script: answering(&out)}
+	s, files, _ := newTestSupervisor(t, time.Minute, j)
+	took := 3 * time.Second
+	var started time.Time
+	s.now = func() time.Time { return started.Add(took) }
+	started = t0
+	step(t, s, 0)
+	if st, _ := readStatus(t, files); !st.NextSyncAt.Equal(t0.Add(time.Minute)) {
+		t.Fatalf("next sync at %s, want an interval after the start", st.NextSyncAt)
+	}
+	took = 2 * time.Minute
+	started = t0.Add(time.Minute)
+	step(t, s, time.Minute)
+	if st, _ := readStatus(t, files); !st.NextSyncAt.Equal(started.Add(took)) {
+		t.Fatalf("next sync at %s, want at once after the long sync (%s)", st.NextSyncAt, started.Add(took))
+	}
+}

@@ -336,7 +336,13 @@ func TestSyncE2EE(t *testing.T) {
 	took := deviceSees(t, dev, id2, word2, wrote, time.Minute, true)
 	t.Logf("MEASURE notebridge→device with E2EE: %s", took.Round(time.Millisecond))
 
-	// A second bundled Joplin with a wrong master password.
+	// A second bundled Joplin with a wrong master password, alone on the
+	// target (the first one stops: two clients syncing at once may wait
+	// for each other's locks on the target).
+	stop := 10 * time.Second
+	if err := j.C.Stop(t.Context(), &stop); err != nil {
+		t.Fatal(err)
+	}
 	j2 := startBundled(t, nw, webdavEnv("joplin", interval), map[string]string{secretPassword: davPass, secretMaster: "wrong password"})
 	bad := j2.WaitStatus(t, 2*time.Minute, "the wrong password reported", func(s Status) bool {
 		return s.LastError != nil && s.LastError.Code == CodeE2EEWrongPassword
@@ -515,4 +521,27 @@ func apiWrite(j *bundled, method, path string, body, out any) error {
 		return json.NewDecoder(resp.Body).Decode(out)
 	}
 	return nil
+}
+
+// TestSyncConfigErrorKeepsServing: a configuration error (here a WebDAV
+// target without its URL) is in the status, naming the setting, and the
+// container keeps serving the Data API instead of exiting.
+func TestSyncConfigErrorKeepsServing(t *testing.T) {
+	engine(t)
+	nw := newNetwork(t)
+	j := startBundled(t, nw, map[string]string{"NOTEBRIDGE_SYNC_TARGET": "webdav", "NOTEBRIDGE_SYNC_USER": "me"},
+		map[string]string{secretPassword: davPass})
+	st := j.WaitStatus(t, time.Minute, "the configuration error", func(s Status) bool { return s.State == StateConfigError })
+	if st.LastError == nil || st.LastError.Code != CodeConfig || st.LastError.Setting != envURL || st.CompletedSyncs != 0 {
+		t.Fatalf("status: %+v %+v", st, st.LastError)
+	}
+	var notes struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	for range 3 {
+		j.API(t, "/notes", &notes)
+	}
+	if state, err := j.C.State(t.Context()); err != nil || !state.Running || state.Restarting {
+		t.Fatalf("container state %+v, %v", state, err)
+	}
 }
