@@ -28,12 +28,16 @@ ARG VERSION=dev
 RUN --mount=type=cache,target=/root/.cache/go-build \
     CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" \
       -o /out/notebridge ./services/notebridge \
- && mkdir -p /out/state
+ && mkdir -p /out/state \
+ && mkdir -m 0700 /out/sync
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/notebridge /usr/local/bin/notebridge
 # The state volume (operator journal) must belong to the runtime user.
 COPY --from=build --chown=1000:1000 /out/state /var/lib/notebridge
+# The sync-state volume's mount point (shared with the bundled Joplin, also
+# uid 1000): a new volume takes this owner and mode 0700.
+COPY --from=build --chown=1000:1000 /out/sync /sync
 # uid 1000 matches the bundled Joplin image, so both read the 0600 secrets.
 USER 1000:1000
 ENV NOTEBRIDGE_STATE_DIR=/var/lib/notebridge

@@ -29,7 +29,7 @@ func Status(code domainerr.Code) int {
 		return http.StatusTooManyRequests
 	case domainerr.Busy, domainerr.JoplinUnavailable, domainerr.Cancelled, domainerr.CredentialConflict:
 		return http.StatusServiceUnavailable
-	case domainerr.JoplinAuthFailed, domainerr.JoplinError, domainerr.WriteOutcomeUnknown:
+	case domainerr.JoplinAuthFailed, domainerr.JoplinError, domainerr.JoplinChanged, domainerr.WriteOutcomeUnknown:
 		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError

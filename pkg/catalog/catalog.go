@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/okfops"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // Toolsets lists the known toolsets, in catalog order.
@@ -32,7 +33,10 @@ type Config struct {
 	// JoplinSearchIndex, when set, answers note searches and is kept fresh
 	// by the Joplin writes.
 	JoplinSearchIndex *joplinindex.Indexer
-	OKF               okfops.Config
+	// JoplinSync, when set, reads the sync state the Joplin container
+	// shares, for joplin_status and the conflict copies.
+	JoplinSync *syncstate.Reader
+	OKF        okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
 	// ReadOnly selects the read-only profile: only operations whose effect
@@ -73,6 +77,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 		if cfg.JoplinLockDir != "" {
 			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir),
 				joplinops.WithReceiptDir(cfg.JoplinLockDir, notereceipt.DefaultLimits))
+		}
+		if cfg.JoplinSync != nil {
+			opts = append(opts, joplinops.WithSyncState(cfg.JoplinSync))
 		}
 		if cfg.JoplinSearchIndex != nil {
 			opts = append(opts, joplinops.WithSearchIndex(cfg.JoplinSearchIndex))

@@ -26,6 +26,7 @@ const (
 	JoplinUnavailable     Code = "JOPLIN_UNAVAILABLE"
 	JoplinAuthFailed      Code = "JOPLIN_AUTH_FAILED"
 	JoplinError           Code = "JOPLIN_ERROR"
+	JoplinChanged         Code = "JOPLIN_CHANGED"
 	WriteOutcomeUnknown   Code = "WRITE_OUTCOME_UNKNOWN"
 	NoteAlreadyExists     Code = "NOTE_ALREADY_EXISTS"
 	NotebookAlreadyExists Code = "NOTEBOOK_ALREADY_EXISTS"
@@ -55,7 +56,7 @@ const (
 var AllCodes = []Code{
 	InvalidArgument, UnknownOperation, NotExposed, ReadOnly, RequestTooLarge, NestingTooDeep,
 	Busy, Cancelled, NotFound, JoplinUnavailable, JoplinAuthFailed, JoplinError,
-	WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
+	JoplinChanged, WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
 	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, InsufficientScope, Internal,

@@ -39,6 +39,9 @@ type Config struct {
 	AvailabilityWait time.Duration
 	// MaxResponseBytes bounds one response body.
 	MaxResponseBytes int64
+	// OnWrite, when set, is called after every write Joplin accepted
+	// (a 2xx answer to POST, PUT or DELETE). It must not block.
+	OnWrite func()
 }
 
 // Defaults for Config's zero fields.
@@ -55,6 +58,33 @@ type Client struct {
 	token *tokenFile
 	http  *http.Client
 	cfg   Config
+	guard Guard
+}
+
+// Guard vets the Joplin behind the base URL (pkg/joplinid checks that it
+// is the one this bridge served before). Check runs before every request
+// but /ping, unless the context comes from Unguarded; an error it returns
+// is the call's. Lost is told when Joplin was unreachable, so that the
+// next Check verifies again.
+type Guard interface {
+	Check(ctx context.Context) error
+	Lost()
+}
+
+// SetGuard installs g; call it before the client is used.
+func (c *Client) SetGuard(g Guard) { c.guard = g }
+
+type unguardedKey struct{}
+
+// Unguarded returns a context whose requests skip the guard: the guard's
+// own requests.
+func Unguarded(ctx context.Context) context.Context {
+	return context.WithValue(ctx, unguardedKey{}, true)
+}
+
+// guarded reports whether r, made under ctx, must pass the guard.
+func (c *Client) guarded(ctx context.Context, r request) bool {
+	return c.guard != nil && r.path != "/ping" && ctx.Value(unguardedKey{}) == nil
 }
 
 // New validates cfg and returns a client. It does no network I/O, so a
@@ -236,16 +266,27 @@ func decode(body []byte, out any) error {
 // bounded backoff whenever Joplin is unreachable; writes only when the
 // request provably never left this process.
 func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
+	if c.guarded(ctx, r) {
+		if err := c.guard.Check(ctx); err != nil {
+			return nil, err
+		}
+	}
 	deadline := time.Now().Add(c.cfg.AvailabilityWait)
 	backoff := 50 * time.Millisecond
 	for {
 		body, sent, err := c.once(ctx, r)
 		if err == nil {
+			if r.isWrite() && c.cfg.OnWrite != nil {
+				c.cfg.OnWrite()
+			}
 			return body, nil
 		}
 		var unreachable *unreachableError
 		if !errors.As(err, &unreachable) {
 			return nil, err
+		}
+		if c.guard != nil && ctx.Err() == nil {
+			c.guard.Lost()
 		}
 		if r.isWrite() && sent {
 			return nil, domainerr.New(domainerr.WriteOutcomeUnknown,

@@ -64,7 +64,7 @@ func (x *Indexer) NoteWritten(ctx context.Context, answer []byte) {
 		apiNote
 		Body *string `json:"body"`
 	}
-	if err := json.Unmarshal(answer, &n); err != nil || n.ID == "" || n.Body == nil {
+	if err := json.Unmarshal(answer, &n); err != nil || n.ID == "" || n.Body == nil || n.IsConflict != 0 {
 		if n.ID != "" {
 			x.logHook("notes", x.refreshNotes(ctx, ix, []string{n.ID}))
 		}

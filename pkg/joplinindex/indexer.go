@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -44,7 +45,12 @@ type Config struct {
 	Reconcile time.Duration
 	// MaxNotes bounds a build (default 100,000).
 	MaxNotes int
-	Log      *slog.Logger
+	// SyncGeneration, when set, returns a number that changes after every
+	// sync the Joplin container completes (ok false: not known). A change
+	// makes the next poll re-read the tag links, which /events does not
+	// report, so notes tagged by a sync are found by tag within a poll.
+	SyncGeneration func() (gen int64, ok bool)
+	Log            *slog.Logger
 	// Applied, when set, is called after each batch of changes is applied
 	// (build done, events applied, reconciliation done): tests wait on it.
 	Applied func(what string)
@@ -68,6 +74,9 @@ type Indexer struct {
 	// opened is closed once the first attempt to open the index is over.
 	opened     chan struct{}
 	openedOnce sync.Once
+
+	// rebuild asks the loop to build the index again from scratch.
+	rebuild atomic.Bool
 
 	mu sync.Mutex
 	ix *searchindex.Index
@@ -124,6 +133,16 @@ func (x *Indexer) Close() error {
 		return err
 	}
 	return nil
+}
+
+// Rebuild makes the loop build the index again from scratch: the Joplin
+// it mirrors was replaced by another (pkg/joplinid). Until the build is
+// done, search falls back to Joplin's own.
+func (x *Indexer) Rebuild() {
+	x.rebuild.Store(true)
+	x.mu.Lock()
+	x.servable = false
+	x.mu.Unlock()
 }
 
 // Status reports the index state and size.
@@ -187,8 +206,9 @@ func (x *Indexer) run(ctx context.Context) {
 	}
 	var lastReconcile time.Time
 	buildFailures := 0
+	syncs := &syncWatch{gen: x.cfg.SyncGeneration}
 	for {
-		err := x.step(ctx, ix, &lastReconcile)
+		err := x.step(ctx, ix, &lastReconcile, syncs)
 		if err != nil && searchindex.IsCorrupt(err) {
 			if ix = x.reopen(ctx, ix); ix == nil {
 				return
@@ -225,21 +245,37 @@ func (e *buildError) Error() string { return "build: " + e.err.Error() }
 func (e *buildError) Unwrap() error { return e.err }
 
 // step builds the index when it has no cursor; otherwise it applies the
-// changes /events reports and, when due, a reconciliation pass.
-func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile *time.Time) error {
+// changes /events reports, the tag links after a completed sync and, when
+// due, a reconciliation pass.
+func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile *time.Time, syncs *syncWatch) error {
 	cursor, err := ix.Meta(ctx, "cursor")
 	if err != nil {
 		return err
 	}
+	// Read before the events, so that they cover every note the sync
+	// applied by the time its tag links are read.
+	synced := syncs.changed()
+	if x.rebuild.Swap(false) {
+		cursor = ""
+	}
 	if cursor == "" {
 		if err := x.build(ctx, ix); err != nil {
+			syncs.retry()
 			return &buildError{err}
 		}
 		*lastReconcile = time.Now()
 		return nil
 	}
 	if err := x.pollEvents(ctx, ix, cursor); err != nil {
+		syncs.retry()
 		return fmt.Errorf("apply changes: %w", err)
+	}
+	if synced {
+		if err := x.refreshFoldersTags(ctx, ix, true); err != nil {
+			syncs.retry()
+			return fmt.Errorf("tag links after a sync: %w", err)
+		}
+		x.signal("synced")
 	}
 	if time.Since(*lastReconcile) >= x.cfg.Reconcile {
 		if err := x.reconcile(ctx, ix); err != nil {
@@ -253,6 +289,31 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 	}
 	return nil
 }
+
+// syncWatch notices a completed sync between two polls.
+type syncWatch struct {
+	gen  func() (int64, bool)
+	last int64
+	seen bool
+}
+
+// changed reports whether the sync generation moved since the last call
+// (the first value seen counts as a change: a sync may have completed
+// while the bridge was down).
+func (w *syncWatch) changed() bool {
+	if w.gen == nil {
+		return false
+	}
+	g, ok := w.gen()
+	if !ok || (w.seen && g == w.last) {
+		return false
+	}
+	w.last, w.seen = g, true
+	return true
+}
+
+// retry makes the next poll act on the generation again.
+func (w *syncWatch) retry() { w.seen = false }
 
 // open opens the index file, moving a corrupt or outdated one aside.
 func (x *Indexer) open(ctx context.Context) *searchindex.Index {

@@ -13,7 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/searchindex"
 )
 
-const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,user_created_time,user_updated_time,deleted_time"
+const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,user_created_time,user_updated_time,deleted_time,is_conflict"
 
 // apiNote is a note as the Data API returns it.
 type apiNote struct {
@@ -27,6 +27,9 @@ type apiNote struct {
 	Created       int64  `json:"user_created_time"`
 	Updated       int64  `json:"user_updated_time"`
 	DeletedTime   int64  `json:"deleted_time"`
+	// IsConflict marks a conflict copy a sync made: like Joplin's own
+	// search and note list, the index leaves those out.
+	IsConflict int `json:"is_conflict"`
 }
 
 func (n apiNote) toIndex(tags []string) searchindex.Note {
@@ -221,7 +224,7 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 	for _, id := range ids {
 		var n apiNote
 		err := x.c.Get(ctx, "/notes/"+id, url.Values{"fields": {noteFields}}, &n)
-		if isNotFound(err) {
+		if isNotFound(err) || (err == nil && n.IsConflict != 0) {
 			gone = append(gone, id)
 			continue
 		}

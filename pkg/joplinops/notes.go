@@ -35,9 +35,14 @@ type apiNote struct {
 	CreatedTime   int64  `json:"created_time"`
 	UpdatedTime   int64  `json:"updated_time"`
 	DeletedTime   int64  `json:"deleted_time"`
+	IsConflict    int    `json:"is_conflict"`
+	OriginalID    string `json:"conflict_original_id"`
 }
 
 const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
+
+// getNoteFields adds what says whether a note is a conflict copy.
+const getNoteFields = noteFields + ",is_conflict,conflict_original_id"
 
 func (n apiNote) toNote(withBody bool) Note {
 	out := Note{
@@ -79,6 +84,24 @@ type getNoteIn struct {
 type noteWithRelations struct {
 	Note
 	Relations
+	conflictInfo
+}
+
+// conflictInfo links a note and its conflict copies (sync_status.go).
+type conflictInfo struct {
+	IsConflict bool `json:"is_conflict,omitempty"`
+	// ConflictOf is set on a conflict copy: the note it conflicts with.
+	ConflictOf string `json:"conflict_of,omitempty"`
+	// ConflictCopies are the conflict copies of this note.
+	ConflictCopies []string `json:"conflict_copies,omitempty"`
+}
+
+func addConflictInfo(out schema.S) {
+	props := out["properties"].(map[string]any)
+	props["is_conflict"] = schema.Bool("Set when this note is a conflict copy.")
+	props["conflict_of"] = schema.String("Set when this note is a conflict copy Joplin made during a sync: the id of the note it conflicts with (which holds the other device's version). A copy is never uploaded.", 0, 32)
+	props["conflict_copies"] = schema.Array("Conflict copies of this note (this profile's versions that lost to another device's edit in a sync): read them with get_note, merge with update_note, then trash them.",
+		schema.ID(""), MaxConflicts)
 }
 
 func (o *Ops) getNote() registry.Operation {
@@ -90,9 +113,10 @@ func (o *Ops) getNote() registry.Operation {
 	}, "id")
 	out := noteSchema()
 	addRelations(out)
-	return op("get_note", "Get note", "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks.",
+	addConflictInfo(out)
+	return op("get_note", "Get note", "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks; says when it is, or has, a sync conflict copy.",
 		registry.EffectRead, in, out, registry.Func(func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
-			n, err := o.loadNote(ctx, in.ID, noteFields)
+			n, err := o.loadNote(ctx, in.ID, getNoteFields)
 			if err != nil {
 				return noteWithRelations{}, err
 			}
@@ -100,7 +124,11 @@ func (o *Ops) getNote() registry.Operation {
 			if err != nil {
 				return noteWithRelations{}, err
 			}
-			return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel}, nil
+			ci := conflictInfo{ConflictCopies: o.copiesOf(ctx, n.ID)}
+			if n.IsConflict != 0 {
+				ci.IsConflict, ci.ConflictOf = true, n.OriginalID
+			}
+			return noteWithRelations{Note: n.toNote(in.IncludeBody == nil || *in.IncludeBody), Relations: rel, conflictInfo: ci}, nil
 		}))
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/schema"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // Toolset is the name users pass to --toolsets to enable these operations.
@@ -40,6 +41,10 @@ type Ops struct {
 	memo     previewMemo
 	// index, when set, answers note searches and is updated after writes.
 	index *joplinindex.Indexer
+	// sync reads the sync state the Joplin container shares (nil: none);
+	// conflicts caches the conflict copies Joplin made (sync_status.go).
+	sync      *syncstate.Reader
+	conflicts conflictCache
 }
 
 // Option configures the operations.

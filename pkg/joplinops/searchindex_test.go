@@ -3,9 +3,6 @@ package joplinops_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/notebridge/notebridge/pkg/notereceipt"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -33,12 +31,8 @@ type indexHarness struct {
 // it fresh.
 func newIndexHarness(t *testing.T, built chan string) *indexHarness {
 	t.Helper()
-	fake := joplinfake.New(token)
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	tf := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tf, []byte(token), 0o600)
-	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
+	fake, url, tf := joplinfake.Serve(t, token)
+	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,10 @@ type statusOut struct {
 	Message       string `json:"message"`
 	// Index is the search index's state, when notebridge keeps one.
 	Index *joplinindex.Status `json:"index,omitempty"`
+	// Sync is the sync state the Joplin container reports; Conflicts, the
+	// conflict copies Joplin holds (when Joplin answered).
+	Sync      *syncOut      `json:"sync"`
+	Conflicts *conflictsOut `json:"conflicts,omitempty"`
 }
 
 func (o *Ops) joplinStatus() registry.Operation {
@@ -30,12 +34,27 @@ func (o *Ops) joplinStatus() registry.Operation {
 			"notes": schema.Integer("Notes indexed (so far, while building).", 0, 1<<31),
 			"error": schema.String("Last indexing problem.", 0, 2000),
 		}, "state", "notes"),
-	}, "reachable", "authenticated", "message")
-	return op("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token.",
+		"sync":      syncSchema(),
+		"conflicts": conflictsSchema(),
+	}, "reachable", "authenticated", "message", "sync")
+	return op("joplin_status", "Joplin status", "Check that Joplin is reachable and accepts the token; report the sync with the person's other devices (target, last success, last error, encryption) and conflict copies.",
 		registry.EffectRead, schema.Object("", map[string]any{}), out,
 		registry.Func(func(ctx context.Context, _ struct{}) (statusOut, error) {
 			out, err := o.status(ctx)
-			if o.index != nil && err == nil {
+			if err != nil {
+				return out, err
+			}
+			out.Sync = o.syncStatus()
+			if out.Authenticated {
+				// Details: a failure to read them leaves them out.
+				out.Conflicts, _ = o.conflictStatus(ctx)
+				if e := out.Sync.E2EE; e != nil && e.ItemsEncrypted == nil {
+					if n, err := o.encryptedNotes(ctx); err == nil {
+						e.NotesEncrypted = &n
+					}
+				}
+			}
+			if o.index != nil {
 				o.index.Start()
 				st := o.index.Status()
 				if len(st.Error) > 2000 {

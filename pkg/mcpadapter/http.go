@@ -36,6 +36,10 @@ type HTTPConfig struct {
 	MaxBodyBytes int64
 	// Ready reports readiness for /readyz; nil means always ready.
 	Ready func(context.Context) error
+	// Health, when set, reports a configuration error that makes /healthz
+	// answer 503 (the container is unhealthy until an operator acts); nil
+	// means always healthy. Its error's domain code, if any, is shown.
+	Health func(context.Context) error
 	// SessionIdleTTL ends a session that has seen no request for this
 	// long (0: DefaultSessionIdleTTL).
 	SessionIdleTTL time.Duration
@@ -128,6 +132,17 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 		}
 	}
 	e.GET("/healthz", func(c echo.Context) error {
+		if cfg.Health != nil {
+			ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+			defer cancel()
+			if err := cfg.Health(ctx); err != nil {
+				body := map[string]string{"status": "misconfigured"}
+				if de, ok := domainerr.As(err); ok {
+					body["code"] = string(de.Code)
+				}
+				return c.JSON(http.StatusServiceUnavailable, body)
+			}
+		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
 	e.GET("/readyz", func(c echo.Context) error {

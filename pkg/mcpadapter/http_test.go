@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -251,5 +252,32 @@ func TestHealthRoutesNeedNoToken(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Errorf("%s: %d", p, resp.StatusCode)
 		}
+	}
+}
+
+// TestHealthzReportsAConfigurationError: /healthz answers 503 with the
+// code while Health reports a configuration error, and 200 once it is
+// fixed; /readyz does not depend on it.
+func TestHealthzReportsAConfigurationError(t *testing.T) {
+	var bad error = domainerr.New(domainerr.JoplinAuthFailed, "refused")
+	h := newGuardedHTTP(t, testExecutor(t), HTTPConfig{Health: func(context.Context) error { return bad }})
+	get := func(p string) (int, string) {
+		resp, err := http.Get(h.srv.URL + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 503 || !strings.Contains(body, `"code":"JOPLIN_AUTH_FAILED"`) {
+		t.Errorf("healthz with a refused token: %d %s", code, body)
+	}
+	if code, _ := get("/readyz"); code != 200 {
+		t.Errorf("readyz: %d", code)
+	}
+	bad = nil
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("healthz once fixed: %d", code)
 	}
 }

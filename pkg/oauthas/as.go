@@ -47,6 +47,9 @@ type Config struct {
 	StateDir string
 	// Consent asks the owner to approve an authorization request.
 	Consent Consent
+	// Scopes are the scopes of the operations served (scopes_supported;
+	// empty: all of scope.All).
+	Scopes scope.Set
 	// Now is the clock of the store and the resource checks (nil: time.Now).
 	Now func() time.Time
 	// MaxClients bounds registered clients (0: 100).
@@ -67,6 +70,14 @@ type Config struct {
 	RegisterRate  string
 	TokenRate     string
 	AuthorizeRate string
+}
+
+// supported is s, or every scope when s is empty.
+func supported(s scope.Set) scope.Set {
+	if s.Empty() {
+		return scope.NewSet(scope.All...)
+	}
+	return s
 }
 
 // Decision is what the owner's consent step decided.
@@ -181,7 +192,7 @@ func New(cfg Config) (*Server, error) {
 		"code_challenge_methods_supported":           []string{"S256"},
 		"token_endpoint_auth_methods_supported":      authMethods,
 		"revocation_endpoint_auth_methods_supported": authMethods,
-		"scopes_supported":                           scope.NewSet(scope.All...).List(),
+		"scopes_supported":                           supported(cfg.Scopes).List(),
 		"client_id_metadata_document_supported":      true,
 	})
 	if err != nil {

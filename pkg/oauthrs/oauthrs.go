@@ -50,6 +50,9 @@ type Config struct {
 	// Issuer is the authorization server's issuer identifier.
 	Issuer   string
 	Verifier Verifier
+	// Scopes are the scopes of the operations served (scopes_supported;
+	// empty: all of scope.All).
+	Scopes scope.Set
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
 }
@@ -83,7 +86,7 @@ func New(cfg Config) (*Server, error) {
 	s.metadata, err = json.Marshal(map[string]any{
 		"resource":                 cfg.Resource,
 		"authorization_servers":    []string{cfg.Issuer},
-		"scopes_supported":         scopeStrings(),
+		"scopes_supported":         scopeStrings(cfg.Scopes),
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            "notebridge",
 	})
@@ -100,9 +103,14 @@ func CheckHTTPSURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func scopeStrings() []string {
-	out := make([]string, 0, len(scope.All))
-	for _, s := range scope.All {
+// scopeStrings lists set, or every scope when it is empty.
+func scopeStrings(set scope.Set) []string {
+	list := set.List()
+	if set.Empty() {
+		list = scope.All
+	}
+	out := make([]string, 0, len(list))
+	for _, s := range list {
 		out = append(out, string(s))
 	}
 	return out

@@ -45,6 +45,18 @@ func Required(op registry.Operation) (s Scope, ok bool) {
 	return Scope(res + ":write"), true
 }
 
+// Served returns the scopes the operations ops need: what an
+// authorization server in front of them supports (its scopes_supported).
+func Served(ops []registry.Operation) Set {
+	var out Set
+	for _, op := range ops {
+		if sc, ok := Required(op); ok {
+			out = out.Union(NewSet(sc))
+		}
+	}
+	return out
+}
+
 // Known reports whether s is one of the scopes in All.
 func Known(s Scope) bool {
 	for _, k := range All {

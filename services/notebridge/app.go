@@ -17,11 +17,13 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinid"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/journal"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okfops"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -32,13 +34,17 @@ type app struct {
 	log    *slog.Logger
 	// index is the search index; it opens on first use (see joplinindex).
 	index *joplinindex.Indexer
+	// syncRequests asks the Joplin container for a sync after each write
+	// (nil without --sync-state-dir).
+	syncRequests *syncstate.Requester
 }
 
-// close stops the search index's background work.
+// close stops the search index's and the sync requests' background work.
 func (a *app) close() {
 	if err := a.index.Close(); err != nil {
 		a.log.Warn("closing the search index", "err", err)
 	}
+	a.syncRequests.Close()
 }
 
 // setup parses a command's flags (the shared ones, the listener flags when
@@ -69,10 +75,17 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	jc, err := joplin.New(joplin.Config{
+	syncState := syncstate.NewReader(c.SyncStateDir)
+	var requests *syncstate.Requester
+	jcfg := joplin.Config{
 		BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
 		RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
-	})
+	}
+	if c.SyncStateDir != "" && !c.ReadOnly {
+		requests = syncstate.NewRequester(c.SyncStateDir, log)
+		jcfg.OnWrite = requests.Request
+	}
+	jc, err := joplin.New(jcfg)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +98,16 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err := bundle.CheckRoots(okfRoots); err != nil {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
-	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log})
+	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
+		SyncGeneration: syncState.Generation})
+	// The bridge serves the Joplin it first met, until the operator
+	// accepts another (`notebridge joplin forget`).
+	guard := joplinid.New(jc, c.StateDir, log)
+	guard.OnAccept = index.Rebuild
+	jc.SetGuard(guard)
 	reg, err := catalog.Build(catalog.Config{
-		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, Enabled: toolsets, ReadOnly: c.ReadOnly,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
+		Enabled: toolsets, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
@@ -104,7 +124,16 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{joplin: jc, exec: ex, log: log, index: index}, nil
+	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests}, nil
+}
+
+// followSync starts the search index at once when Joplin syncs with other
+// devices (--sync-state-dir): synced notes then reach the index within a
+// poll of the sync, even before the first search asks for it.
+func (a *app) followSync(c *config) {
+	if c.SyncStateDir != "" {
+		a.index.Start()
+	}
 }
 
 // uncertainEntry keeps only object ids from the error details: no titles,

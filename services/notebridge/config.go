@@ -28,6 +28,7 @@ type config struct {
 	Listen          string
 	AllowedOrigins  string
 	StateDir        string
+	SyncStateDir    string
 	Toolsets        string
 	ReadOnly        bool
 	LogLevel        string
@@ -83,6 +84,8 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.DurationVar(&c.JoplinWait, "joplin-wait", joplin.DefaultAvailabilityWait, "how long one call waits for an unreachable Joplin")
 	fs.DurationVar(&c.JoplinTimeout, "joplin-timeout", joplin.DefaultRequestTimeout, "timeout of one request to Joplin")
 	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens, the operator journal and lock files")
+	fs.StringVar(&c.SyncStateDir, "sync-state-dir", "", "directory the Joplin container shares its sync state in (status.json; compose: /sync): "+
+		"joplin_status reports it, and a sync is requested there after every write")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")

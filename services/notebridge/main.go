@@ -38,7 +38,10 @@ Usage:
   notebridge journal receipts | receipt ID   list note-change receipts, or show one (no note text)
   notebridge secrets init [--dir DIR]   create the Joplin, MCP and Actions tokens and the owner passphrase (0600)
   notebridge secrets show NAME [--dir DIR]   print one token (joplin-token, mcp-token, actions-token) or the owner-passphrase
-  notebridge healthcheck    probe /healthz (the container HEALTHCHECK)
+  notebridge joplin forget  accept the Joplin configured now in place of the one the bridge
+                            remembers (calls fail with JOPLIN_CHANGED until then)
+  notebridge healthcheck    probe /healthz (the container HEALTHCHECK): unhealthy while Joplin
+                            refuses the token or is not the Joplin this bridge served
   notebridge version        print the version
 
 Run "notebridge <command> -h" for a command's flags. Every flag --x-y can
@@ -125,6 +128,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return unknownCommand(args[0], args[1])
 	case "journal":
 		return runJournal(args[1:], stdout, stderr)
+	case "joplin":
+		return runJoplin(args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

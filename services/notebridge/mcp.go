@@ -50,6 +50,7 @@ func runMCPServe(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, true)
+	a.followSync(c)
 	return serveAll(ctx, l)
 }
 
@@ -94,6 +95,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		OAuth:          oc,
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
+		Health:         a.joplinHealth(),
 
 		SessionIdleTTL:           c.MCPSessionTTL,
 		MaxSessionsPerCredential: c.MCPMaxSessionsPerCredential,

@@ -17,6 +17,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/oauthas"
 	"github.com/notebridge/notebridge/pkg/oauthconsent"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
+	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/scope"
 )
 
 // The owner passphrase files: the passphrase itself, for the operator
@@ -83,11 +85,13 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 		return nil, "", err
 	}
 	resource := origin + mcpadapter.Path
-	as, err := oauthas.New(oauthas.Config{Issuer: origin, Resource: resource, StateDir: c.StateDir, Consent: page})
+	// Only the scopes of the toolsets served over MCP HTTP are offered.
+	served := scope.Served(a.exec.Registry().Exposed(registry.MCPHTTP))
+	as, err := oauthas.New(oauthas.Config{Issuer: origin, Resource: resource, StateDir: c.StateDir, Consent: page, Scopes: served})
 	if err != nil {
 		return nil, "", err
 	}
-	rs, err := oauthrs.New(oauthrs.Config{Resource: resource, Issuer: origin, Verifier: as})
+	rs, err := oauthrs.New(oauthrs.Config{Resource: resource, Issuer: origin, Verifier: as, Scopes: served})
 	if err != nil {
 		return nil, "", err
 	}

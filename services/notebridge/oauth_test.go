@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -100,15 +101,23 @@ func TestOAuthEndToEnd(t *testing.T) {
 	var prm struct {
 		Resource string   `json:"resource"`
 		AS       []string `json:"authorization_servers"`
+		Scopes   []string `json:"scopes_supported"`
 	}
 	_, raw := s.send(http.MethodGet, "/.well-known/oauth-protected-resource/mcp", "", nil)
 	if json.Unmarshal([]byte(raw), &prm) != nil || prm.Resource != origin+"/mcp" || len(prm.AS) != 1 || prm.AS[0] != origin {
 		t.Fatalf("protected resource metadata: %s", raw)
 	}
+	// Without --okf-roots no OKF tool is served over HTTP: no okf scope.
+	if strings.Join(prm.Scopes, " ") != "notes:read notes:write" {
+		t.Errorf("protected resource scopes_supported %v, want the Joplin toolset's only", prm.Scopes)
+	}
 	var asm map[string]any
 	_, raw = s.send(http.MethodGet, "/.well-known/oauth-authorization-server", "", nil)
 	if json.Unmarshal([]byte(raw), &asm) != nil || asm["issuer"] != origin || asm["registration_endpoint"] != origin+"/oauth/register" {
 		t.Fatalf("authorization server metadata: %s", raw)
+	}
+	if got := fmt.Sprint(asm["scopes_supported"]); got != "[notes:read notes:write]" {
+		t.Errorf("authorization server scopes_supported %s, want the Joplin toolset's only", got)
 	}
 
 	// Registration.

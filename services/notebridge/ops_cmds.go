@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,8 +39,15 @@ func runHealthcheck(ctx context.Context, args []string, stderr io.Writer) error 
 	if err != nil {
 		return errors.New("healthcheck: no answer")
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
+		var body struct {
+			Code string `json:"code"`
+		}
+		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
+		if body.Code != "" {
+			return fmt.Errorf("healthcheck: status %d (%s)", resp.StatusCode, body.Code)
+		}
 		return fmt.Errorf("healthcheck: status %d", resp.StatusCode)
 	}
 	return nil

@@ -46,6 +46,7 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 		a.log.Info("GPT Actions are disabled (enable with --actions-enabled and --actions-token-file)")
 	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, true)
+	a.followSync(c)
 	return serveAll(ctx, ls...)
 }
 

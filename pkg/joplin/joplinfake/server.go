@@ -144,6 +144,20 @@ func (s *Server) ReindexSearch() {
 	}
 }
 
+// LeaveEncrypted plays what a sync leaves when the master password is
+// missing or wrong: the note stays encrypted (encryption_applied 1, no
+// readable title or body). The Data API cannot set this itself.
+func (s *Server) LeaveEncrypted(noteID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.notes.get(noteID)
+	if n == nil {
+		return false
+	}
+	n["encryption_applied"], n["title"], n["body"] = int64(1), "", ""
+	return true
+}
+
 // now returns the current time in milliseconds, strictly increasing across
 // calls (it waits for the next millisecond when needed) so that items
 // written in sequence sort in that order and no timestamp is in the future.

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinid"
+	"github.com/notebridge/notebridge/pkg/joplinops"
+)
+
+// joplinHealth tells the container health check about a Joplin that
+// cannot work without an operator: one that refuses the token
+// (JOPLIN_AUTH_FAILED, also an unusable token file) or is not the one
+// this bridge served (JOPLIN_CHANGED). A Joplin that does not answer is
+// an outage, retried on every call: healthy. One authenticated request
+// at most every healthEvery, whatever the probe rate.
+type joplinHealth struct {
+	c *joplin.Client
+
+	mu      sync.Mutex
+	checked time.Time
+	err     error
+	now     func() time.Time
+}
+
+const healthEvery = 10 * time.Second
+
+func newJoplinHealth(c *joplin.Client) *joplinHealth {
+	return &joplinHealth{c: c, now: time.Now}
+}
+
+// joplinHealth is the health check of a server that serves the Joplin
+// toolset; nil (always healthy) for one that does not (OKF only).
+func (a *app) joplinHealth() func(context.Context) error {
+	for _, op := range a.exec.Registry().Operations() {
+		if op.Toolset == joplinops.Toolset {
+			return newJoplinHealth(a.joplin).Check
+		}
+	}
+	return nil
+}
+
+// Check returns the configuration error Joplin's answer shows, if any.
+func (h *joplinHealth) Check(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.checked.IsZero() && h.now().Sub(h.checked) < healthEvery {
+		return h.err
+	}
+	err := h.c.Get(ctx, "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, nil)
+	h.err = nil
+	if de, ok := domainerr.As(err); ok && (de.Code == domainerr.JoplinAuthFailed || de.Code == domainerr.JoplinChanged) {
+		h.err = de
+	}
+	h.checked = h.now()
+	return h.err
+}
+
+// runJoplin runs `notebridge joplin forget`: the operator accepts the
+// Joplin now configured in place of the one the bridge remembers.
+func runJoplin(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "forget" {
+		return usageError(`"joplin" needs a subcommand (forget)`)
+	}
+	fs := flag.NewFlagSet("joplin forget", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String("state-dir", defaultStateDir(), "state directory holding "+joplinid.FileName)
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	had, err := joplinid.Forget(*stateDir)
+	if err != nil {
+		return fmt.Errorf("forget the Joplin identity: %w", err)
+	}
+	if !had {
+		_, err = fmt.Fprintf(stdout, "no Joplin identity was recorded in %s; the next call records the Joplin it reaches\n", *stateDir)
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "forgot the Joplin this bridge served; the next call records the Joplin configured now (%s)\n", *stateDir)
+	return err
+}
