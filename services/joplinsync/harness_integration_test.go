@@ -349,7 +349,9 @@ type bridge struct {
 
 var notebridgeBin string
 
-func startBridge(t *testing.T, b *bundled) *bridge {
+// startBridge runs notebridge against the bundled Joplin; extra flags go
+// to `notebridge mcp stdio` (e.g. --sync-state-dir).
+func startBridge(t *testing.T, b *bundled, extra ...string) *bridge {
 	t.Helper()
 	if notebridgeBin == "" {
 		notebridgeBin = mcptest.BuildBinary(t, mcptest.ModuleRoot(t))
@@ -364,7 +366,8 @@ func startBridge(t *testing.T, b *bundled) *bridge {
 	if err := os.WriteFile(tok, []byte(apiToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c := mcptest.Binary(t, notebridgeBin, "--joplin-url", b.URL, "--joplin-token-file", tok, "--state-dir", t.TempDir())
+	args := append([]string{"--joplin-url", b.URL, "--joplin-token-file", tok, "--state-dir", t.TempDir()}, extra...)
+	c := mcptest.Binary(t, notebridgeBin, args...)
 	return &bridge{call: mcptest.Caller(t, c)}
 }
 

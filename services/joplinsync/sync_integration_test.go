@@ -205,6 +205,46 @@ func TestSyncWebDAVBothWaysAndOutage(t *testing.T) {
 	}
 }
 
+// TestSyncAfterABridgeWrite: with the sync state shared as compose shares
+// it, a write through notebridge alone (no interval sync for an hour) asks
+// for a sync, which the supervisor runs about 10 s later; the note is then
+// on the person's device after its next sync. This is the delay a person
+// sees between an agent's edit and their phone.
+func TestSyncAfterABridgeWrite(t *testing.T) {
+	engine(t)
+	nw := newNetwork(t)
+	startWebDAV(t, nw, "joplin")
+	j := startBundled(t, nw, webdavEnv("joplin", time.Hour), map[string]string{secretPassword: davPass})
+	j.WaitStatus(t, time.Minute, "the first sync", func(s Status) bool { return s.CompletedSyncs >= 1 && s.State == StateIdle })
+	br := startBridge(t, j, "--sync-state-dir", j.StateDir)
+	dev := startDevice(t, nw, webdavSettings("joplin"))
+	dev.Sync(t)
+
+	var status struct {
+		Sync struct {
+			Target string `json:"target"`
+			State  string `json:"state"`
+		} `json:"sync"`
+	}
+	br.Call(t, "joplin_status", map[string]any{}, &status)
+	if status.Sync.Target != TargetWebDAV || status.Sync.State != StateIdle {
+		t.Errorf("joplin_status sync = %+v, want webdav idle (read from status.json)", status.Sync)
+	}
+
+	nb := newNotebook(t, br, "Agent")
+	word := marker(t, "requestword")
+	wrote := time.Now()
+	id := createThroughBridge(t, br, nb, "Asked to sync", word)
+	st := syncedAfter(t, j, wrote, 40*time.Second)
+	started := st.LastAttemptAt.Sub(wrote)
+	if started < requestDebounce-time.Second || started > requestDebounce+5*time.Second {
+		t.Errorf("the sync started %s after the write, want about %s (debounced request)", started, requestDebounce)
+	}
+	took := deviceSees(t, dev, id, word, wrote, time.Minute, false)
+	t.Logf("MEASURE notebridge→device by request (interval 1h): the bundled sync started %s after the write; on the device %s after the write",
+		started.Round(time.Millisecond), took.Round(time.Millisecond))
+}
+
 // TestSyncConflictKeepsBothVersions (d): the same note edited through
 // notebridge and on the device between two syncs: the bundled Joplin keeps
 // the device's version under the note's id and its own edit as a conflict
