@@ -11,7 +11,7 @@
 #                 "device"); the recipe and the secret
 #   sync_checks   after the stack's own checks:
 #                 8a status.json in the sync-state volume: idle, webdav, a
-#                    completed sync, no error
+#                    completed sync, no error; joplin_status reports it
 #                 8b the device's note through Actions: search finds it,
 #                    get_note returns its text
 #                 8c a note written through Actions reaches the WebDAV
@@ -91,6 +91,12 @@ sync_checks() {
   else
     fail "8a-sync-status" "($(printf '%s' "$st" | jq -c '{target,state,completed_syncs,last_error}' 2>/dev/null || printf '%s' "$st" | head -c 300))"
   fi
+  code="$(req POST /v1/joplin_status auth '{}')"
+  if [ "$code" = 200 ] && jq -e '.sync.target == "webdav" and (.sync.state == "idle" or .sync.state == "syncing")' "$TMP/body" >/dev/null 2>&1; then
+    pass "8a joplin_status through Actions: sync target webdav, $(jq -r .sync.state "$TMP/body")"
+  else
+    fail "8a-joplin_status-sync" "(status $code: $(jq -c .sync "$TMP/body" 2>/dev/null || last_body))"
+  fi
 
   id=""
   deadline=$(( $(date +%s) + 30 ))
@@ -107,6 +113,8 @@ sync_checks() {
   fi
 
   word2="smokeagent$(date +%s)x$$"
+  local t0
+  t0=$(date +%s)
   code="$(req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID" --arg w "$word2" '{notebook_id:$nb,title:"From the agent",body:$w}')")"
   deadline=$(( $(date +%s) + 60 ))
   until grep -rqs "$word2" "$TMP/dav/joplin"; do
@@ -114,7 +122,7 @@ sync_checks() {
     sleep 1
   done
   if [ "$code" = 200 ] && grep -rqs "$word2" "$TMP/dav/joplin"; then
-    pass "8c a note written through Actions reached the WebDAV server"
+    pass "8c a note written through Actions reached the WebDAV server ($(( $(date +%s) - t0 )) s)"
   else
     fail "8c-upload" "(create_note status $code: $(last_body); not on the WebDAV server after 60 s)"
   fi
