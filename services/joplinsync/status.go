@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // States of the sync supervisor, as status.json reports them.
@@ -36,39 +37,13 @@ const (
 // statusSchema is the version of status.json this writer produces.
 const statusSchema = 1
 
-// Status is /sync/status.json (schema 1), written by the supervisor and
-// read by the bridge.
-type Status struct {
-	Schema              int        `json:"schema"`
-	Target              string     `json:"target"`
-	State               string     `json:"state"`
-	IntervalSeconds     int64      `json:"interval_seconds"`
-	CompletedSyncs      int64      `json:"completed_syncs"`
-	LastAttemptAt       *time.Time `json:"last_attempt_at"`
-	LastSuccessAt       *time.Time `json:"last_success_at"`
-	NextSyncAt          *time.Time `json:"next_sync_at"`
-	ConsecutiveFailures int        `json:"consecutive_failures"`
-	LastError           *SyncError `json:"last_error"`
-	E2EE                E2EEStatus `json:"e2ee"`
-	UpdatedAt           time.Time  `json:"updated_at"`
-}
-
-// SyncError is the last error: a stable code, the setting to fix, and a
-// message without secrets.
-type SyncError struct {
-	Code    string    `json:"code"`
-	Setting string    `json:"setting"`
-	Message string    `json:"message"`
-	At      time.Time `json:"at"`
-}
-
-// E2EEStatus says whether end-to-end encryption is on and working.
-type E2EEStatus struct {
-	Enabled           bool  `json:"enabled"`
-	MasterPasswordSet bool  `json:"master_password_set"`
-	PasswordOK        *bool `json:"password_ok"`
-	ItemsEncrypted    *int  `json:"items_encrypted"`
-}
+// Status is /sync/status.json (schema 1): one definition, in the package
+// whose reader the bridge uses.
+type (
+	Status     = syncstate.Status
+	SyncError  = syncstate.Error
+	E2EEStatus = syncstate.E2EE
+)
 
 // StatusFile writes status.json in the sync state directory.
 type StatusFile struct {
@@ -76,7 +51,7 @@ type StatusFile struct {
 }
 
 // statusName is the status file's name in the state directory.
-const statusName = "status.json"
+const statusName = syncstate.StatusFile
 
 // Write replaces status.json atomically (0600, temporary file, fsync,
 // rename).
@@ -117,7 +92,7 @@ func (f StatusFile) Prepare() error {
 }
 
 // requestName is the file the bridge touches after each write it makes.
-const requestName = "request"
+const requestName = syncstate.RequestFile
 
 // RequestStamp is the modification time of the bridge's request file (the
 // zero time when there is none).

@@ -86,7 +86,10 @@ func NewSupervisor(cfg Config, cfgErr error, joplin Joplin, files StatusFile, pl
 		IntervalSeconds: int64(cfg.Interval / time.Second),
 		CompletedSyncs:  prev.CompletedSyncs,
 		LastSuccessAt:   prev.LastSuccessAt,
-		E2EE:            E2EEStatus{MasterPasswordSet: cfg.master != "", Enabled: prev.E2EE.Enabled},
+		E2EE:            &E2EEStatus{MasterPasswordSet: cfg.master != ""},
+	}
+	if prev.E2EE != nil {
+		s.status.E2EE.Enabled = prev.E2EE.Enabled
 	}
 	return s
 }
@@ -321,11 +324,11 @@ func (s *Supervisor) fail(now time.Time, p *Problem) {
 
 // backoff is the delay before the next try after n consecutive failures:
 // doubling from min(30 s, interval), capped at min(8 × interval, 30 min).
-func (s *Supervisor) backoff(n int) time.Duration {
+func (s *Supervisor) backoff(n int64) time.Duration {
 	base := min(backoffBase, s.cfg.Interval)
 	limit := max(base, min(8*s.cfg.Interval, backoffMax))
 	d := base
-	for i := 1; i < n && d < limit; i++ {
+	for i := int64(1); i < n && d < limit; i++ {
 		d *= 2
 	}
 	return min(d, limit)
@@ -338,7 +341,8 @@ func (s *Supervisor) schedule(now time.Time, after time.Duration) {
 }
 
 func (s *Supervisor) setError(now time.Time, p *Problem) {
-	s.status.LastError = &SyncError{Code: p.Code, Setting: p.Setting, Message: s.redact(p.Message), At: now.UTC()}
+	at := now.UTC()
+	s.status.LastError = &SyncError{Code: p.Code, Setting: p.Setting, Message: s.redact(p.Message), At: &at}
 }
 
 // afterSuccess checks E2EE after a successful sync: whether it is on, and
@@ -379,7 +383,7 @@ func (s *Supervisor) afterSuccess(ctx context.Context, now time.Time, out Outcom
 		return nil
 	}
 	if d.Skipped >= 0 {
-		n := d.Skipped
+		n := int64(d.Skipped)
 		s.status.E2EE.ItemsEncrypted = &n
 	}
 	return nil
@@ -404,7 +408,8 @@ func (s *Supervisor) authorised(ctx context.Context) (bool, error) {
 // write saves the status, logging (not returning) a failure: the Data
 // API keeps serving whether or not the bridge can see the status.
 func (s *Supervisor) write(now time.Time) {
-	s.status.UpdatedAt = now.UTC()
+	at := now.UTC()
+	s.status.UpdatedAt = &at
 	if err := s.files.Write(s.status); err != nil {
 		s.logf("cannot write %s: %v", filepath.Join(s.files.Dir, statusName), err)
 	}

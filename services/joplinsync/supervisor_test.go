@@ -251,7 +251,7 @@ func TestBackoffIsCapped(t *testing.T) {
 	s := &Supervisor{cfg: Config{Interval: 5 * time.Minute}}
 	want := []time.Duration{30 * time.Second, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 16 * time.Minute, 30 * time.Minute, 30 * time.Minute}
 	for i, w := range want {
-		if got := s.backoff(i + 1); got != w {
+		if got := s.backoff(int64(i + 1)); got != w {
 			t.Errorf("backoff(%d) = %s, want %s", i+1, got, w)
 		}
 	}
