@@ -159,11 +159,17 @@ func startWebDAV(t *testing.T, nw *testcontainers.DockerNetwork, collections ...
 // Contains reports whether any file under the served directory holds s.
 func (w *webDAV) Contains(t *testing.T, s string) bool {
 	t.Helper()
-	found := false
-	filepath.WalkDir(w.Dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+	return len(filesWith(w.Dir, s, "")) > 0
+}
+
+// filesWith lists the files under dir whose name ends with suffix and
+// whose content holds s.
+func filesWith(dir, s, suffix string) []string {
+	var found []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, suffix) {
 			if b, rerr := os.ReadFile(p); rerr == nil && bytes.Contains(b, []byte(s)) {
-				found = true
+				found = append(found, p)
 			}
 		}
 		return nil

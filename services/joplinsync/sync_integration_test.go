@@ -32,19 +32,11 @@ func marker(t *testing.T, prefix string) string {
 // target file holding s: a note's id, for unencrypted targets.
 func fileWith(t *testing.T, dir, s string) string {
 	t.Helper()
-	var name string
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			if b, rerr := os.ReadFile(p); rerr == nil && bytes.Contains(b, []byte(s)) {
-				name = strings.TrimSuffix(filepath.Base(p), ".md")
-			}
-		}
-		return nil
-	})
-	if name == "" {
-		t.Fatalf("no file in %s holds %q", dir, s)
+	found := filesWith(dir, s, ".md")
+	if len(found) != 1 {
+		t.Fatalf("%d files in %s hold %q, want 1", len(found), dir, s)
 	}
-	return name
+	return strings.TrimSuffix(filepath.Base(found[0]), ".md")
 }
 
 // arrival measures how long after start a note written elsewhere is served
@@ -516,15 +508,7 @@ func TestSyncBesideConcurrentWrites(t *testing.T) {
 	wrote := time.Since(began)
 	done := time.Now()
 	st := syncedAfter(t, j, done, 2*time.Minute)
-	n := 0
-	filepath.WalkDir(dav.Dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(word)) {
-				n++
-			}
-		}
-		return nil
-	})
+	n := len(filesWith(dav.Dir, word, ".md"))
 	if n != writes {
 		t.Errorf("%d of %d notes reached the target with their update", n, writes)
 	}
