@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -52,7 +53,14 @@ func runAuthorize(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := sync.Run(); err != nil {
 		return fmt.Errorf("joplin sync: %w", err)
 	}
-	fmt.Fprintln(stderr, "Done. Start the stack again: docker compose up -d")
+	// `joplin sync` exits 0 whether or not the authorisation completed:
+	// the profile says (the value is read, never printed).
+	key := "sync." + strconv.Itoa(targets[cfg.Target].id) + ".auth"
+	out, err := exec.CommandContext(ctx, "joplin", "--profile", *profile, "config", key).Output()
+	if err != nil || !authValueSet(string(out), key) {
+		return errors.New("the authorisation was not completed: nothing was stored; run authorize-sync again")
+	}
+	fmt.Fprintln(stderr, "Authorised. Start the stack again: docker compose up -d")
 	return nil
 }
 

@@ -400,9 +400,15 @@ func (s *Supervisor) authorised(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("config %s: %w", key, err)
 	}
-	v := strings.TrimSpace(res.Output)
+	return authValueSet(res.Output, key), nil
+}
+
+// authValueSet reads `config KEY`'s output ("KEY = value"): whether the
+// authorisation holds a value.
+func authValueSet(output, key string) bool {
+	v := strings.TrimSpace(output)
 	v = strings.TrimSpace(strings.TrimPrefix(v, key+" ="))
-	return v != "" && v != `""` && v != "null", nil
+	return v != "" && v != `""` && v != "null"
 }
 
 // write saves the status, logging (not returning) a failure: the Data

@@ -450,3 +450,17 @@ func TestIntervalCountsFromTheSyncStart(t *testing.T) {
 		t.Fatalf("next sync at %s, want at once after the long sync (%s)", st.NextSyncAt, started.Add(took))
 	}
 }
+
+// TestAuthValueSet reads `config sync.N.auth` as Joplin 3.5.1 prints it.
+func TestAuthValueSet(t *testing.T) {
+	for out, want := range map[string]bool{
+		"sync.7.auth = \n":                   false,
+		"sync.7.auth = null\n":               false,
+		"sync.7.auth = abc\n":                true,
+		"sync.7.auth = {\"access_token\":1}": true,
+	} {
+		if got := authValueSet(out, "sync.7.auth"); got != want {
+			t.Errorf("%q: %v, want %v", out, got, want)
+		}
+	}
+}
