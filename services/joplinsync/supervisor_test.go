@@ -464,3 +464,45 @@ func TestAuthValueSet(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EEWithoutAPasswordOrWithAWrongOne: an encrypted target without a
+// master password is E2EE_PASSWORD_MISSING; Joplin's refusal to upload what
+// it cannot encrypt is E2EE_PASSWORD_MISSING without a password and
+// E2EE_WRONG_PASSWORD with one, each naming the secret.
+func TestE2EEWithoutAPasswordOrWithAWrongOne(t *testing.T) {
+	cantEncrypt := syncFailed("Error: Could not encrypt item 0417c8: Master key is not loaded: 997d15")
+	cases := []struct {
+		name, master, out, code string
+	}{
+		{"no password, encrypted items arrive", "", syncPasswordNeeded, CodeE2EEPasswordMiss},
+		{"no password, upload refused", "", cantEncrypt, CodeE2EEPasswordMiss},
+		{"wrong password, upload refused", "wrong", cantEncrypt, CodeE2EEWrongPassword},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			secrets := map[string]string{secretPassword: "pw"}
+			if tc.master != "" {
+				secrets[secretMaster] = tc.master
+			}
+			cfg, err := LoadConfig(env{envTarget: "webdav", envURL: "http://dav/j", envUser: "u"}.get, secretsDir(t, secrets))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := tc.out
+			j := &fakeJoplin{script: func(line string) Result {
+				if line == "e2ee status" {
+					return Result{Output: "Encryption is: Enabled\n"}
+				}
+				return answering(&out)(line)
+			}}
+			files := StatusFile{Dir: t.TempDir()}
+			s := NewSupervisor(cfg, nil, j, files, ProfileLog{}, &bytes.Buffer{})
+			s.Started(t0)
+			step(t, s, 0)
+			st, _ := readStatus(t, files)
+			if st.State != StateError || st.LastError == nil || st.LastError.Code != tc.code || st.LastError.Setting != secretMaster {
+				t.Fatalf("status %+v %+v, want %s on %s", st, st.LastError, tc.code, secretMaster)
+			}
+		})
+	}
+}
