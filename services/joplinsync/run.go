@@ -65,7 +65,11 @@ func runSupervisor(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("start the Data API: %w", err)
 	}
-	sup.logf("Data API starting on 127.0.0.1:%s %s", strconv.Itoa(*port), shorten(sup.redact(res.Output)))
+	msg := "Data API starting on 127.0.0.1:" + strconv.Itoa(*port)
+	if out := shorten(sup.redact(res.Output)); out != "" {
+		msg += " (joplin: " + out + ")"
+	}
+	sup.logf("%s", msg)
 	sup.Started(time.Now())
 	return loop(ctx, sup, proc)
 }

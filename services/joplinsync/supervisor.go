@@ -115,44 +115,53 @@ func (s *Supervisor) Starting(now time.Time) {
 
 // Configure imports the sync settings into the profile through the Joplin
 // process (before the Data API starts, so no other writer races it). A
-// configuration problem is reported, not returned: the Data API must
-// still start.
+// configuration problem, or settings Joplin refuses, is reported, not
+// returned: the Data API must still start. The error is the Joplin
+// process failing.
 func (s *Supervisor) Configure(ctx context.Context, now time.Time) error {
+	settings := s.cfg.JoplinSettings()
+	if s.cfgErr != nil {
+		// Sync nothing with a half-valid configuration; only Joplin's own
+		// schedule off and the E2EE password when it was read.
+		settings = map[string]any{"sync.interval": 0}
+		if s.cfg.master != "" {
+			settings["encryption.masterPassword"] = s.cfg.master
+		}
+	} else {
+		s.logf("configuration: %s", s.cfg)
+	}
+	refused, err := s.importSettings(ctx, settings)
+	if err != nil {
+		return err
+	}
+	if refused != "" && s.cfgErr == nil {
+		s.cfgErr = &Problem{CodeConfig, envTarget, "Joplin refused the sync settings: " + refused}
+	}
 	if s.cfgErr != nil {
 		s.logf("configuration error: %s (fix the setting, then: docker compose up -d)", s.cfgErr.Error())
 		s.setError(now, s.cfgErr)
 		s.status.State = StateConfigError
-		// Sync nothing with a half-valid configuration; the E2EE password
-		// alone is still applied below when it was read.
-		settings := map[string]any{"sync.interval": 0}
-		if s.cfg.master != "" {
-			settings["encryption.masterPassword"] = s.cfg.master
-		}
-		return s.importSettings(ctx, settings)
 	}
-	s.logf("configuration: %s", s.cfg)
-	return s.importSettings(ctx, s.cfg.JoplinSettings())
+	return nil
 }
 
 // importSettings imports settings into the profile with `config
-// --import-file` from a private temporary file, removed at once.
-func (s *Supervisor) importSettings(ctx context.Context, settings map[string]any) error {
+// --import-file` from a private temporary file, removed at once. refused
+// is what Joplin answered when it did not accept them (a successful import
+// prints nothing).
+func (s *Supervisor) importSettings(ctx context.Context, settings map[string]any) (refused string, err error) {
 	path, err := writeSettingsFile(settings)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer os.Remove(path)
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	res, err := s.joplin.Run(ctx, "config --import-file "+path)
 	if err != nil {
-		return fmt.Errorf("import settings: %w", err)
+		return "", fmt.Errorf("import settings: %w", err)
 	}
-	if out := strings.TrimSpace(res.Output); out != "" {
-		// A successful import prints nothing; anything else is an error.
-		return fmt.Errorf("import settings: joplin said: %s", shorten(s.redact(out)))
-	}
-	return nil
+	return shorten(s.redact(strings.TrimSpace(res.Output))), nil
 }
 
 // writeSettingsFile writes settings as JSON to a new 0600 temporary file

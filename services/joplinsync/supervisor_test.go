@@ -506,3 +506,22 @@ func TestE2EEWithoutAPasswordOrWithAWrongOne(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedSettingsAreAConfigError: settings Joplin does not accept are
+// a configuration error in the status, not an exit: the Data API still
+// starts and nothing syncs.
+func TestRefusedSettingsAreAConfigError(t *testing.T) {
+	j := &fakeJoplin{script: func(line string) Result {
+		if strings.HasPrefix(line, "config --import-file ") {
+			return Result{Output: "Invalid value for sync.8.region\n"}
+		}
+		return Result{}
+	}}
+	s, files, _ := newTestSupervisor(t, time.Minute, j)
+	step(t, s, time.Hour)
+	st, _ := readStatus(t, files)
+	if j.syncs() != 0 || st.State != StateConfigError || st.LastError == nil || st.LastError.Code != CodeConfig ||
+		!strings.Contains(st.LastError.Message, "Invalid value") {
+		t.Fatalf("%d syncs, status %+v %+v", j.syncs(), st, st.LastError)
+	}
+}
