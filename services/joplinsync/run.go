@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -33,6 +34,8 @@ func runSupervisor(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	// The log has several writers: the supervisor, its trace, Joplin's stderr.
+	stderr = &lockedWriter{w: stderr}
 	cfg, cfgErr := LoadConfig(os.Getenv, envOr(envSecretsDir, "/secrets"))
 	files := StatusFile{Dir: envOr(envStateDir, "/sync")}
 	sup := NewSupervisor(cfg, cfgErr, nil, files, ProfileLog{Path: filepath.Join(*profile, "log.txt")}, stderr)
@@ -186,4 +189,16 @@ func (j tracedJoplin) Run(ctx context.Context, line string) (Result, error) {
 	res, err := j.Batch.Run(ctx, line)
 	j.sup.logf("joplin< %s after %s, asked %q, err %v:\n%s", line, time.Since(start).Round(time.Millisecond), res.Asked, err, res.Output)
 	return res, err
+}
+
+// lockedWriter serialises writes to the log.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
