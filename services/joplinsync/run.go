@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/joplinbatch"
 )
 
 // startTimeout bounds Joplin's start-up until its first prompt, and the
@@ -110,7 +112,7 @@ type joplinProc struct {
 // startJoplin starts `joplin --profile P batch --continue-on-failure -`:
 // commands on its stdin, output (with the prompts) on its stdout, its
 // stderr passed through to the log.
-func startJoplin(profile string, stderr io.Writer) (*joplinProc, *Batch, error) {
+func startJoplin(profile string, stderr io.Writer) (*joplinProc, *joplinbatch.Batch, error) {
 	cmd := exec.Command("joplin", "--profile", profile, "batch", "--continue-on-failure", "-")
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -126,9 +128,9 @@ func startJoplin(profile string, stderr io.Writer) (*joplinProc, *Batch, error) 
 		return nil, nil, fmt.Errorf("start joplin: %w", err)
 	}
 	p := &joplinProc{cmd: cmd, stdin: stdin, exited: make(chan struct{})}
-	batch := NewBatch(stdin, stdout)
+	batch := joplinbatch.NewBatch(stdin, stdout)
 	go func() {
-		<-batch.done // stdout closed: the process is ending
+		<-batch.Done() // stdout closed: the process is ending
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
@@ -161,11 +163,11 @@ const envDebug = "NOTEBRIDGE_SYNC_DEBUG"
 // tracedJoplin logs each command, its duration and its output, and every
 // 30 s the output so far of a command still running.
 type tracedJoplin struct {
-	*Batch
+	*joplinbatch.Batch
 	sup *Supervisor
 }
 
-func (j tracedJoplin) Run(ctx context.Context, line string) (Result, error) {
+func (j tracedJoplin) Run(ctx context.Context, line string) (joplinbatch.Result, error) {
 	if strings.HasPrefix(line, "config --import-file ") {
 		j.sup.logf("joplin> config --import-file (settings file)")
 	} else {

@@ -11,15 +11,18 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/joplinbatch"
 )
 
 // decryptCommand decrypts what a sync brought; --force makes a master key
 // that cannot be loaded an error instead of a password question.
 const decryptCommand = "e2ee decrypt --force --retry-failed-items"
 
-// Joplin runs one command in the long-lived Joplin process (a *Batch).
+// Joplin runs one command in the long-lived Joplin process (a
+// *joplinbatch.Batch).
 type Joplin interface {
-	Run(ctx context.Context, line string) (Result, error)
+	Run(ctx context.Context, line string) (joplinbatch.Result, error)
 }
 
 // Scheduling constants.

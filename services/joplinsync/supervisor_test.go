@@ -9,15 +9,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/joplinbatch"
 )
 
 // fakeJoplin answers batch commands from a script and records them.
 type fakeJoplin struct {
 	calls  []string
-	script func(line string) Result
+	script func(line string) joplinbatch.Result
 }
 
-func (f *fakeJoplin) Run(_ context.Context, line string) (Result, error) {
+func (f *fakeJoplin) Run(_ context.Context, line string) (joplinbatch.Result, error) {
 	f.calls = append(f.calls, line)
 	return f.script(line), nil
 }
@@ -35,15 +37,15 @@ func (f *fakeJoplin) syncs() int {
 
 // answering returns a script that answers sync with out() (read at each
 // call) and the other commands plainly.
-func answering(out *string) func(string) Result {
-	return func(line string) Result {
+func answering(out *string) func(string) joplinbatch.Result {
+	return func(line string) joplinbatch.Result {
 		switch {
 		case line == "sync":
-			return Result{Output: *out}
+			return joplinbatch.Result{Output: *out}
 		case line == "e2ee status":
-			return Result{Output: "Encryption is: Disabled\n"}
+			return joplinbatch.Result{Output: "Encryption is: Disabled\n"}
 		}
-		return Result{}
+		return joplinbatch.Result{}
 	}
 }
 
@@ -112,14 +114,14 @@ func readStatus(t *testing.T, files StatusFile) (Status, map[string]any) {
 func TestConfigureImportsSettingsBeforeTheServer(t *testing.T) {
 	var imported map[string]any
 	var mode os.FileMode
-	j := &fakeJoplin{script: func(line string) Result {
+	j := &fakeJoplin{script: func(line string) joplinbatch.Result {
 		if path, ok := strings.CutPrefix(line, "config --import-file "); ok {
 			st, _ := os.Stat(path)
 			mode = st.Mode().Perm()
 			b, _ := os.ReadFile(path)
 			json.Unmarshal(b, &imported)
 		}
-		return Result{}
+		return joplinbatch.Result{}
 	}}
 	_, _, log := newTestSupervisor(t, time.Minute, j)
 	if imported["sync.6.password"] != "s3cr3t-pw" || imported["encryption.masterPassword"] != "m4ster-pw" || imported["sync.target"] != float64(6) {
@@ -287,12 +289,12 @@ func TestBusyIsRetriedSoonWithoutCountingAFailure(t *testing.T) {
 func TestConfigErrorKeepsServingAndNeverSyncs(t *testing.T) {
 	cfg, cfgErr := LoadConfig(env{envTarget: "webdav", envUser: "u"}.get, secretsDir(t, map[string]string{secretPassword: "pw"}))
 	var imported map[string]any
-	j := &fakeJoplin{script: func(line string) Result {
+	j := &fakeJoplin{script: func(line string) joplinbatch.Result {
 		if path, ok := strings.CutPrefix(line, "config --import-file "); ok {
 			b, _ := os.ReadFile(path)
 			json.Unmarshal(b, &imported)
 		}
-		return Result{}
+		return joplinbatch.Result{}
 	}}
 	files := StatusFile{Dir: t.TempDir()}
 	var log bytes.Buffer
@@ -323,7 +325,7 @@ func TestConfigErrorKeepsServingAndNeverSyncs(t *testing.T) {
 
 // TestNoTargetIsDisabled.
 func TestNoTargetIsDisabled(t *testing.T) {
-	j := &fakeJoplin{script: func(string) Result { return Result{} }}
+	j := &fakeJoplin{script: func(string) joplinbatch.Result { return joplinbatch.Result{} }}
 	files := StatusFile{Dir: t.TempDir()}
 	s := NewSupervisor(Config{Target: TargetNone, Interval: time.Minute}, nil, j, files, ProfileLog{}, &bytes.Buffer{})
 	s.Started(t0)
@@ -338,17 +340,17 @@ func TestNoTargetIsDisabled(t *testing.T) {
 // each successful sync is followed by a decrypt; a decrypt that asks for
 // the password is E2EE_WRONG_PASSWORD; a right one reports password_ok.
 func TestE2EEDecryptsAfterSyncAndReportsAWrongPassword(t *testing.T) {
-	decrypt := Result{Output: "Starting decryption...\nOperation cancelled\n", Asked: []string{"Enter master password:"}}
-	j := &fakeJoplin{script: func(line string) Result {
+	decrypt := joplinbatch.Result{Output: "Starting decryption...\nOperation cancelled\n", Asked: []string{"Enter master password:"}}
+	j := &fakeJoplin{script: func(line string) joplinbatch.Result {
 		switch line {
 		case "sync":
-			return Result{Output: syncOK}
+			return joplinbatch.Result{Output: syncOK}
 		case "e2ee status":
-			return Result{Output: "Encryption is: Enabled\n"}
+			return joplinbatch.Result{Output: "Encryption is: Enabled\n"}
 		case decryptCommand:
 			return decrypt
 		}
-		return Result{}
+		return joplinbatch.Result{}
 	}}
 	s, files, _ := newTestSupervisor(t, time.Minute, j)
 	step(t, s, 0)
@@ -360,7 +362,7 @@ func TestE2EEDecryptsAfterSyncAndReportsAWrongPassword(t *testing.T) {
 	if e["enabled"] != true || e["master_password_set"] != true || e["password_ok"] != false || e["items_encrypted"] != nil {
 		t.Errorf("e2ee = %v", e)
 	}
-	decrypt = Result{Output: "Decrypted items: 4\nCompleted decryption.\n"}
+	decrypt = joplinbatch.Result{Output: "Decrypted items: 4\nCompleted decryption.\n"}
 	step(t, s, time.Minute)
 	st, raw = readStatus(t, files)
 	e = raw["e2ee"].(map[string]any)
@@ -377,11 +379,11 @@ func TestNeedsAuthorizationForDropbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := &fakeJoplin{script: func(line string) Result {
+	j := &fakeJoplin{script: func(line string) joplinbatch.Result {
 		if line == "config sync.7.auth" {
-			return Result{Output: "sync.7.auth = \n"}
+			return joplinbatch.Result{Output: "sync.7.auth = \n"}
 		}
-		return Result{}
+		return joplinbatch.Result{}
 	}}
 	files := StatusFile{Dir: t.TempDir()}
 	s := NewSupervisor(cfg, nil, j, files, ProfileLog{}, &bytes.Buffer{})
@@ -489,9 +491,9 @@ func TestE2EEWithoutAPasswordOrWithAWrongOne(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := tc.out
-			j := &fakeJoplin{script: func(line string) Result {
+			j := &fakeJoplin{script: func(line string) joplinbatch.Result {
 				if line == "e2ee status" {
-					return Result{Output: "Encryption is: Enabled\n"}
+					return joplinbatch.Result{Output: "Encryption is: Enabled\n"}
 				}
 				return answering(&out)(line)
 			}}
@@ -511,11 +513,11 @@ func TestE2EEWithoutAPasswordOrWithAWrongOne(t *testing.T) {
 // a configuration error in the status, not an exit: the Data API still
 // starts and nothing syncs.
 func TestRefusedSettingsAreAConfigError(t *testing.T) {
-	j := &fakeJoplin{script: func(line string) Result {
+	j := &fakeJoplin{script: func(line string) joplinbatch.Result {
 		if strings.HasPrefix(line, "config --import-file ") {
-			return Result{Output: "Invalid value for sync.8.region\n"}
+			return joplinbatch.Result{Output: "Invalid value for sync.8.region\n"}
 		}
-		return Result{}
+		return joplinbatch.Result{}
 	}}
 	s, files, _ := newTestSupervisor(t, time.Minute, j)
 	step(t, s, time.Hour)

@@ -1,4 +1,10 @@
-package main
+// Package joplinbatch drives one long-lived `joplin --profile P batch
+// --continue-on-failure -` process through its stdin and stdout: one
+// command line at a time, each after Joplin's `command> ` prompt, its
+// output read up to the next prompt. Joplin 3.5.1's batch mode is the one
+// arrangement that runs sync beside the Data API safely
+// (deploy/joplin/VERIFIED.md).
+package joplinbatch
 
 import (
 	"context"
@@ -120,6 +126,9 @@ func (b *Batch) reset(rest string) {
 	b.tail = b.tail[:0]
 	b.cut = false
 }
+
+// Done is closed when the process's output has ended (it is exiting).
+func (b *Batch) Done() <-chan struct{} { return b.done }
 
 // ErrExited reports that the Joplin process closed its output: it has
 // ended, and the Data API with it.
