@@ -168,7 +168,9 @@ func TestSyncWebDAVBothWaysAndOutage(t *testing.T) {
 	}
 	word3 := marker(t, "outageword")
 	id3 := createThroughBridge(t, br, nb, "Written during the outage", word3)
-	failed := j.WaitStatus(t, 2*time.Minute, "the outage reported", func(s Status) bool {
+	// A request in flight when the server vanished waits for Joplin's own
+	// request timeout (about 90 s was seen), so the error can take that long.
+	failed := j.WaitStatus(t, 4*time.Minute, "the outage reported", func(s Status) bool {
 		return s.State == StateError && s.LastError != nil && s.ConsecutiveFailures >= 1
 	})
 	if failed.LastError.Code != CodeUnreachable || failed.LastError.Setting != envURL || failed.LastSuccessAt == nil {
