@@ -160,6 +160,7 @@ func TestSyncWebDAVBothWaysAndOutage(t *testing.T) {
 	if err := dav.C.Stop(t.Context(), &stop); err != nil {
 		t.Fatal(err)
 	}
+	stopped := time.Now()
 	readStart := time.Now()
 	var n note
 	br.Call(t, "get_note", map[string]any{"id": id}, &n)
@@ -179,7 +180,8 @@ func TestSyncWebDAVBothWaysAndOutage(t *testing.T) {
 	if strings.Contains(failed.LastError.Message, davPass) {
 		t.Fatal("the status shows the WebDAV password")
 	}
-	t.Logf("outage reported: %s %s: %s", failed.LastError.Code, failed.LastError.Setting, failed.LastError.Message)
+	t.Logf("MEASURE outage reported %s after the WebDAV server stopped: %s %s: %s", time.Since(stopped).Round(time.Millisecond),
+		failed.LastError.Code, failed.LastError.Setting, failed.LastError.Message)
 	for range 3 { // reads keep working while syncs fail
 		br.Call(t, "get_note", map[string]any{"id": id3}, &n)
 	}
