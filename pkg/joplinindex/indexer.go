@@ -436,6 +436,9 @@ func (x *Indexer) open(ctx context.Context) *searchindex.Index {
 			}
 			return ix
 		}
+		if ctx.Err() != nil {
+			return nil // the process is stopping: nothing failed
+		}
 		x.cfg.Log.Error("cannot open the search index; search uses Joplin's own meanwhile, retrying", "err", err)
 		x.setState(Failed, err)
 		x.markOpened()

@@ -1,6 +1,9 @@
 package joplinindex
 
 import (
+	"context"
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,5 +84,22 @@ func TestRestartAsksJoplinLittle(t *testing.T) {
 	}
 	if len(reqs) != 3 {
 		t.Fatalf("a restart with nothing changed cost %d Joplin requests, want 3 (/events, /folders, /tags)", len(reqs))
+	}
+}
+
+// TestStopDuringOpenLogsNoError: a process that stops (its context ends)
+// while the index is opening logs nothing at ERROR: nothing failed.
+func TestStopDuringOpenLogsNoError(t *testing.T) {
+	e := newEnv(t)
+	var logs strings.Builder
+	x := New(e.c, Config{Path: e.path, Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if ix := x.open(ctx); ix != nil {
+		ix.Close()
+		t.Fatal("the index opened with an ended context")
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("logged: %s", logs.String())
 	}
 }
