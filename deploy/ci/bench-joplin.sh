@@ -10,6 +10,9 @@
 # BENCH_NOTES (500), BENCH_CALLS (200), BENCH_BIN (a notebridge binary to
 # measure instead of building this tree), BENCH_BASELINE_BIN (a second
 # binary, e.g. an earlier commit's, timed in turn in the same run).
+# BENCH_TASK=1 runs the scripted agent task of issue 25 instead (model-
+# visible bytes and Joplin requests per step, idle requests per minute for
+# BENCH_IDLE, default 3m, and the start-up count).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -37,5 +40,10 @@ for _ in $(seq 1 180); do
 done
 curl -fsS "$url/ping" >/dev/null || { echo "bench-joplin: Joplin did not answer /ping" >&2; exit 1; }
 
+if [ -n "${BENCH_TASK:-}" ]; then
+  "$work/benchjoplin" -task -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
+    -notes "${BENCH_NOTES:-500}" -idle "${BENCH_IDLE:-3m}"
+  exit 0
+fi
 "$work/benchjoplin" -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
   -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}"

@@ -6,7 +6,8 @@
 // bridge call makes, counted by a small proxy in front of Joplin that a
 // second bridge process (not the timed one) talks to.
 //
-// deploy/ci/bench-joplin.sh starts Joplin and runs it.
+// With -task it runs the scripted agent task of issue 25 instead
+// (task.go). deploy/ci/bench-joplin.sh starts Joplin and runs it.
 package main
 
 import (
@@ -26,6 +27,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -37,8 +39,16 @@ func main() {
 	notes := flag.Int("notes", 500, "notes to seed into one notebook")
 	n := flag.Int("n", 200, "timed calls per operation and path")
 	baseline := flag.String("baseline-bin", "", "a second notebridge binary (say, an earlier commit's) timed in turn with -bin")
+	task := flag.Bool("task", false, "run the scripted agent task (search, read, change one line, tag, read again) and the idle count instead")
+	idle := flag.Duration("idle", 3*time.Minute, "with -task: how long to count the idle Joplin requests")
 	flag.Parse()
-	if err := run(*joplinURL, *tokenFile, *bin, *baseline, *notes, *n); err != nil {
+	var err error
+	if *task {
+		err = runTask(*joplinURL, *tokenFile, *bin, *notes, *idle)
+	} else {
+		err = run(*joplinURL, *tokenFile, *bin, *baseline, *notes, *n)
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 }
@@ -118,8 +128,9 @@ type bridge struct {
 	id  int
 }
 
-func startBridge(bin, joplinURL, tokenFile, stateDir string) (*bridge, error) {
-	cmd := exec.Command(bin, "mcp", "stdio", "--joplin-url", joplinURL, "--joplin-token-file", tokenFile, "--state-dir", stateDir)
+func startBridge(bin, joplinURL, tokenFile, stateDir string, extra ...string) (*bridge, error) {
+	args := append([]string{"mcp", "stdio", "--joplin-url", joplinURL, "--joplin-token-file", tokenFile, "--state-dir", stateDir}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
@@ -179,8 +190,26 @@ func (b *bridge) close() {
 	b.cmd.Wait()
 }
 
-// counter is a reverse proxy in front of Joplin that counts requests.
-type counter struct{ n atomic.Int64 }
+// counter is a reverse proxy in front of Joplin that counts requests and
+// keeps each one's method, path and query.
+type counter struct {
+	n    atomic.Int64
+	mu   sync.Mutex
+	reqs []string
+}
+
+// since returns the requests after the first n.
+func (c *counter) since(n int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.reqs[n:]...)
+}
+
+func (c *counter) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.reqs)
+}
 
 func startCounter(target string) (string, *counter, error) {
 	u, err := url.Parse(target)
@@ -195,6 +224,11 @@ func startCounter(target string) (string, *counter, error) {
 	}
 	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.n.Add(1)
+		q := r.URL.Query()
+		q.Del("token")
+		c.mu.Lock()
+		c.reqs = append(c.reqs, r.Method+" "+r.URL.Path+"?"+q.Encode())
+		c.mu.Unlock()
 		rp.ServeHTTP(w, r)
 	}))
 	return "http://" + ln.Addr().String(), c, nil
@@ -211,12 +245,20 @@ type workload struct {
 	refused bool
 }
 
-func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
+// newREST returns a kept-alive REST client of the Joplin at joplinURL.
+func newREST(joplinURL, tokenFile string) (rest, error) {
 	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return rest{}, err
+	}
+	return rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}, nil
+}
+
+func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
+	r, err := newREST(joplinURL, tokenFile)
 	if err != nil {
 		return err
 	}
-	r := rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
 	seedStart := time.Now()
 	folder, note, err := seed(r, notes)
 	if err != nil {
