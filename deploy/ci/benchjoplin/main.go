@@ -126,6 +126,8 @@ type bridge struct {
 	in  io.WriteCloser
 	out *bufio.Reader
 	id  int
+	// called: a tool call was made (the first one checks Joplin's identity)
+	called bool
 }
 
 func startBridge(bin, joplinURL, tokenFile, stateDir string, extra ...string) (*bridge, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -11,9 +12,10 @@ import (
 // The scripted agent task of issue 25 counts what reaches the model: the
 // catalog as clients hand it over (name, description, input schema per
 // tool), each call's arguments and each answer's text. Joplin requests are
-// counted by the proxy and split into the task's own, /events polls and
-// the index's light check of notebooks and tags (background work, which
-// the idle and start-up figures cover).
+// counted by the proxy and split into the task's own, the identity check
+// of the Joplin served (once per process, at its first call), /events
+// polls and the index's light check of notebooks and tags (background
+// work, which the idle and start-up figures cover).
 
 // taskNoteBody is the note the agent finds, reads and changes.
 const taskNoteBody = `# Gardens roadmap
@@ -35,10 +37,17 @@ Goals for the community gardens this year.
 
 // step is one measured call.
 type step struct {
-	name           string
-	bytes          int
-	task, bg, poll int
+	name  string
+	bytes int
+	n     counts
+	reqs  []string
 }
+
+// counts splits a step's Joplin requests.
+type counts struct{ task, identity, poll, check int }
+
+// identityCheck is the guard's read of one remembered item (pkg/joplinid).
+var identityCheck = regexp.MustCompile(`^GET /(notes|folders|tags|resources)/[0-9a-f]{32}\?fields=id$`)
 
 // callText calls a tool and returns the arguments' bytes and the answer's
 // text block.
@@ -83,20 +92,24 @@ func (b *bridge) catalogBytes() (int, int, error) {
 	return len(raw), len(resp.Result.Tools), nil
 }
 
-// classify splits requests into the task's, the /events polls and the
-// light check (GET /folders or /tags, newest one only).
-func classify(reqs []string) (task, poll, bg int) {
+// classify splits requests into the task's, the identity check (first
+// is the process's first call), the /events polls and the light check
+// (GET /folders or /tags, newest one only).
+func classify(reqs []string, first bool) counts {
+	var c counts
 	for _, r := range reqs {
 		switch {
 		case strings.HasPrefix(r, "GET /events"):
-			poll++
+			c.poll++
 		case (strings.HasPrefix(r, "GET /folders?") || strings.HasPrefix(r, "GET /tags?")) && strings.Contains(r, "limit=1&") && strings.Contains(r, "order_by=updated_time"):
-			bg++
+			c.check++
+		case first && identityCheck.MatchString(r):
+			c.identity++
 		default:
-			task++
+			c.task++
 		}
 	}
-	return task, poll, bg
+	return c
 }
 
 // measure runs one call and records its bytes and requests.
@@ -106,8 +119,9 @@ func measure(b *bridge, c *counter, steps *[]step, name, tool, args string) (str
 	if err != nil {
 		return "", err
 	}
-	task, poll, bg := classify(c.since(n))
-	*steps = append(*steps, step{name: name, bytes: len(args) + len(text), task: task, poll: poll, bg: bg})
+	reqs := c.since(n)
+	*steps = append(*steps, step{name: name, bytes: len(args) + len(text), n: classify(reqs, !b.called), reqs: reqs})
+	b.called = true
 	return text, nil
 }
 
@@ -203,16 +217,24 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) er
 }
 
 func printSteps(title string, steps []step) {
-	fmt.Printf("%s:\n\n| Step | model-visible bytes | Joplin requests | /events polls | light checks |\n|---|---:|---:|---:|---:|\n", title)
-	var bytes, task, poll, bg, calls int
+	fmt.Printf("%s:\n\n| Step | model-visible bytes | Joplin requests | identity check (once per process) | /events polls | light checks |\n|---|---:|---:|---:|---:|---:|\n", title)
+	var bytes, calls int
+	var sum counts
 	for _, s := range steps {
-		fmt.Printf("| %s | %d | %d | %d | %d |\n", s.name, s.bytes, s.task, s.poll, s.bg)
-		bytes, task, poll, bg = bytes+s.bytes, task+s.task, poll+s.poll, bg+s.bg
+		fmt.Printf("| %s | %d | %d | %d | %d | %d |\n", s.name, s.bytes, s.n.task, s.n.identity, s.n.poll, s.n.check)
+		bytes += s.bytes
+		sum = counts{sum.task + s.n.task, sum.identity + s.n.identity, sum.poll + s.n.poll, sum.check + s.n.check}
 		if !strings.HasPrefix(s.name, "catalog") {
 			calls++
 		}
 	}
-	fmt.Printf("| **total, %d calls** | **%d** | **%d** | %d | %d |\n\n", calls, bytes, task, poll, bg)
+	fmt.Printf("| **total, %d calls** | **%d** | **%d** | %d | %d | %d |\n\nJoplin requests by step:\n\n", calls, bytes, sum.task, sum.identity, sum.poll, sum.check)
+	for _, s := range steps {
+		for _, r := range s.reqs {
+			fmt.Printf("    %-40s %s\n", s.name, r)
+		}
+	}
+	fmt.Println()
 }
 
 // warmIndex builds the search index in state with a first bridge, so the
@@ -242,11 +264,11 @@ func warmIndex(bin, joplinURL, tokenFile, state string) error {
 func idleCount(c *counter, idle time.Duration) error {
 	fmt.Printf("idle after the task (--tools core), Joplin requests per minute:\n\n| Minute | requests | of which /events | light checks | other |\n|---|---:|---:|---:|---:|\n")
 	for m := 1; time.Duration(m)*time.Minute <= idle; m++ {
-		n := c.len()
+		start := c.len()
 		time.Sleep(time.Minute)
-		reqs := c.since(n)
-		task, poll, bg := classify(reqs)
-		fmt.Printf("| %d | %d | %d | %d | %d |\n", m, len(reqs), poll, bg, task)
+		reqs := c.since(start)
+		k := classify(reqs, false)
+		fmt.Printf("| %d | %d | %d | %d | %d |\n", m, len(reqs), k.poll, k.check, k.task)
 	}
 	fmt.Println()
 	return nil
@@ -267,8 +289,9 @@ func startupCount(bin, joplinURL, tokenFile, state string, c *counter) error {
 	}
 	time.Sleep(5 * time.Second)
 	reqs := c.since(n)
-	task, poll, bg := classify(reqs)
-	fmt.Printf("start-up over the saved index, nothing changed (start, one search, 5 s): %d Joplin requests: %d /events, %d light checks, %d other\n", len(reqs), poll, bg, task)
+	k := classify(reqs, true)
+	fmt.Printf("start-up over the saved index, nothing changed (start, one search, 5 s): %d Joplin requests: %d /events, %d light checks, %d identity check, %d other\n",
+		len(reqs), k.poll, k.check, k.identity, k.task)
 	for _, r := range reqs {
 		fmt.Printf("    %s\n", r)
 	}
