@@ -35,15 +35,9 @@ var changeOps = append(append([]string{}, noteedit.Ops...), opTitle, opMove, opT
 // change is one item of a plan request. Which fields an op uses is checked
 // by validateChanges, not by the (deliberately compact) schema.
 type change struct {
-	Note    string  `json:"note" schema:"max=32"`
-	Op      string  `json:"op" schema:"enum=@change_op"`
-	Find    *string `json:"find,omitempty" schema:"max=@max_body"`
-	Heading *string `json:"heading,omitempty" schema:"max=500"`
-	Text    *string `json:"text,omitempty" schema:"max=@max_body"`
-	Count   *int    `json:"count,omitempty" schema:"min=1,max=1000"`
-	Target  *string `json:"target,omitempty" schema:"max=500"`
-	Due     *int64  `json:"due,omitempty" schema:"min=0,max=@max_due"`
-	Create  *bool   `json:"create,omitempty"`
+	Note string `json:"note" schema:"max=32"`
+	editChange
+	Due *int64 `json:"due,omitempty" schema:"min=0,max=@max_due"`
 }
 
 // changesIn is the compact input preview and apply share: one change

@@ -13,8 +13,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/textdiff"
 )
 
-// editChange is one change of edit_note: a change without its note and
-// due date (a due date is set through preview and apply).
+// editChange is one change of edit_note, and a plan's change without its
+// note and due date (a due date is set through preview and apply).
 type editChange struct {
 	Op      string  `json:"op" schema:"enum=@change_op"`
 	Find    *string `json:"find,omitempty" schema:"max=@max_body"`
@@ -53,7 +53,7 @@ func (o *Ops) editNote() registry.Operation {
 func (in editIn) changes() []change {
 	out := make([]change, len(in.Changes))
 	for i, c := range in.Changes {
-		out[i] = change{Note: in.ID, Op: c.Op, Find: c.Find, Heading: c.Heading, Text: c.Text, Count: c.Count, Target: c.Target, Create: c.Create}
+		out[i] = change{Note: in.ID, editChange: c}
 	}
 	return out
 }

@@ -3,18 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 )
 
 // TestGoSDKCoreProfile drives `notebridge mcp stdio --tools core` with the
@@ -23,15 +19,8 @@ import (
 // and tag by a new title, read again) runs on core tools alone; and a
 // trashed note is restored through find_tools and call_tool.
 func TestGoSDKCoreProfile(t *testing.T) {
-	const joplinToken = "gosdk-core-joplin-token-0123456789"
-	fake := httptest.NewServer(joplinfake.New(joplinToken))
-	t.Cleanup(fake.Close)
-	tokenFile := filepath.Join(t.TempDir(), "joplin-token")
-	if err := os.WriteFile(tokenFile, []byte(joplinToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(binPath, "mcp", "stdio", "--tools", "core", "--joplin-url", fake.URL, "--joplin-token-file", tokenFile,
-		"--joplin-wait", "2s", "--state-dir", t.TempDir())
+	args := append([]string{"mcp", "stdio", "--tools", "core", "--state-dir", t.TempDir()}, fakeJoplinArgs(t, "gosdk-core-joplin-token-0123456789")...)
+	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
