@@ -101,7 +101,7 @@ func (x *Indexer) lightReconcile(ctx context.Context, ix *searchindex.Index) err
 		if list.path == "/folders" {
 			err = x.refreshFolders(ctx, ix)
 		} else {
-			err = x.refreshFoldersTags(ctx, ix, true)
+			err = x.refreshTags(ctx, ix, true)
 		}
 		if err != nil {
 			return err

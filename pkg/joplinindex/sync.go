@@ -137,6 +137,11 @@ func (x *Indexer) refreshFoldersTags(ctx context.Context, ix *searchindex.Index,
 	if err := x.refreshFolders(ctx, ix); err != nil {
 		return err
 	}
+	return x.refreshTags(ctx, ix, links)
+}
+
+// refreshTags re-reads every tag and, with links, every tag's notes.
+func (x *Indexer) refreshTags(ctx context.Context, ix *searchindex.Index, links bool) error {
 	tags, err := joplin.ListAll[idTitle](ctx, x.c, "/tags", url.Values{"fields": {"id,title"}}, x.cfg.MaxNotes)
 	if err != nil {
 		return err

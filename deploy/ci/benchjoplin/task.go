@@ -158,7 +158,7 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) er
 	fmt.Printf("seeded %d notes, the task's note and a trashed note; index built in %s\n\n", notes, state)
 
 	for _, profile := range []string{"core", "all"} {
-		b, err := startBridge(bin, proxyURL, tokenFile, state, "--tools", profile)
+		b, err := startBridge(bin, proxyURL, tokenFile, state, "--toolsets", "joplin", "--tools", profile)
 		if err != nil {
 			return err
 		}
@@ -213,6 +213,11 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) er
 		}
 		b.close()
 	}
+	// The first restart reads what the last process wrote (its own edit
+	// is in Joplin's change log); the second finds nothing changed.
+	if err := startupCount(bin, proxyURL, tokenFile, state, count); err != nil {
+		return err
+	}
 	return startupCount(bin, proxyURL, tokenFile, state, count)
 }
 
@@ -262,6 +267,7 @@ func warmIndex(bin, joplinURL, tokenFile, state string) error {
 // idleCount counts the Joplin requests of the idle bridge, minute by
 // minute, after the task.
 func idleCount(c *counter, idle time.Duration) error {
+	var others []string
 	fmt.Printf("idle after the task (--tools core), Joplin requests per minute:\n\n| Minute | requests | of which /events | light checks | other |\n|---|---:|---:|---:|---:|\n")
 	for m := 1; time.Duration(m)*time.Minute <= idle; m++ {
 		start := c.len()
@@ -269,8 +275,13 @@ func idleCount(c *counter, idle time.Duration) error {
 		reqs := c.since(start)
 		k := classify(reqs, false)
 		fmt.Printf("| %d | %d | %d | %d | %d |\n", m, len(reqs), k.poll, k.check, k.task)
+		for _, r := range reqs {
+			if !strings.HasPrefix(r, "GET /events") {
+				others = append(others, fmt.Sprintf("    minute %d: %s", m, r))
+			}
+		}
 	}
-	fmt.Println()
+	fmt.Printf("\nidle requests other than /events:\n\n%s\n\n", strings.Join(others, "\n"))
 	return nil
 }
 
