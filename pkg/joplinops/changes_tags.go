@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 )
@@ -94,4 +95,37 @@ func (o *Ops) postTag(ctx context.Context, title string) (Tag, error) {
 		}
 	}
 	return created, nil
+}
+
+// tagOf returns the id of the tag ref names: tag_id, or the one tag
+// titled tag (one request). A title no tag has is NOT_FOUND, or with create
+// a new tag (the caller holds the create lock).
+func (o *Ops) tagOf(ctx context.Context, ref noteTagRef, create bool) (string, error) {
+	bad := func(reason string) error {
+		return domainerr.New(domainerr.InvalidArgument, "%s", reason).
+			WithDetails(map[string]any{"problems": []problem{{Path: "/tag_id", Reason: reason}}})
+	}
+	switch {
+	case (ref.TagID == "") == (ref.Tag == ""):
+		return "", bad("give tag_id or tag (a title), not both")
+	case ref.TagID != "":
+		return ref.TagID, nil
+	case NormalizeTitle(ref.Tag) == "":
+		return "", bad("the tag title is blank")
+	}
+	matches, err := o.tagsTitled(ctx, ref.Tag, "")
+	if err != nil {
+		return "", err
+	}
+	switch {
+	case len(matches) == 1:
+		return matches[0].ID, nil
+	case len(matches) > 1:
+		return "", bad("several tags have this title; give tag_id (list_tags)")
+	case !create:
+		return "", domainerr.New(domainerr.NotFound, "no tag has this title; pass create: true to make it").
+			WithDetails(map[string]any{"missing": "tag"})
+	}
+	created, err := o.postTag(ctx, ref.Tag)
+	return created.ID, err
 }

@@ -87,3 +87,32 @@ func TestEditNoteIsTheLeanAgentTask(t *testing.T) {
 		t.Fatalf("undo after a later change: %v", derr)
 	}
 }
+
+// TestTagNoteByTitle: tag_note and untag_note take a tag title; a missing
+// one is NOT_FOUND unless create, which makes it once; tag_id and tag
+// together, or neither, are refused.
+func TestTagNoteByTitle(t *testing.T) {
+	signals := make(chan string, 100)
+	h := newIndexHarness(t, signals)
+	nb := h.call(t, "create_notebook", map[string]any{"title": "Projects"})["id"].(string)
+	id := h.call(t, "create_note", map[string]any{"title": "Roadmap", "notebook_id": nb})["id"].(string)
+	if _, derr := h.try("tag_note", map[string]any{"note_id": id, "tag": "Planning"}); derr == nil || derr.Code != domainerr.NotFound {
+		t.Fatalf("missing title without create: %v", derr)
+	}
+	made := h.call(t, "tag_note", map[string]any{"note_id": id, "tag": "Planning", "create": true})
+	again := h.call(t, "tag_note", map[string]any{"note_id": id, "tag": "planning", "create": true})
+	if made["already_tagged"] != false || again["already_tagged"] != true || again["tag_id"] != made["tag_id"] {
+		t.Fatalf("tag by title: %v, then %v", made, again)
+	}
+	if tags := h.call(t, "list_tags", nil)["total"]; tags != float64(1) {
+		t.Fatalf("tags after two creates of one title: %v", tags)
+	}
+	if res := h.call(t, "untag_note", map[string]any{"note_id": id, "tag": "PLANNING"}); res["already_untagged"] != false {
+		t.Fatalf("untag by title: %v", res)
+	}
+	for _, args := range []map[string]any{{"note_id": id}, {"note_id": id, "tag": "planning", "tag_id": made["tag_id"]}} {
+		if _, derr := h.try("tag_note", args); derr == nil || derr.Code != domainerr.InvalidArgument {
+			t.Errorf("%v: %v", args, derr)
+		}
+	}
+}
