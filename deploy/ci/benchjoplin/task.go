@@ -215,10 +215,10 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) er
 	}
 	// The first restart reads what the last process wrote (its own edit
 	// is in Joplin's change log); the second finds nothing changed.
-	if err := startupCount(bin, proxyURL, tokenFile, state, count); err != nil {
+	if err := startupCount(bin, proxyURL, tokenFile, state, count, "right after the last process (its edit is in Joplin's change log)"); err != nil {
 		return err
 	}
-	return startupCount(bin, proxyURL, tokenFile, state, count)
+	return startupCount(bin, proxyURL, tokenFile, state, count, "again, nothing changed")
 }
 
 func printSteps(title string, steps []step) {
@@ -290,10 +290,9 @@ func idleCount(c *counter, idle time.Duration) error {
 	return nil
 }
 
-// startupCount starts a bridge over the saved index with nothing changed
-// in Joplin, makes one search (it starts the index) and counts the Joplin
-// requests until 5 s after it.
-func startupCount(bin, joplinURL, tokenFile, state string, c *counter) error {
+// startupCount starts a bridge over the saved index, makes one search (it
+// starts the index) and counts the Joplin requests until 5 s after it.
+func startupCount(bin, joplinURL, tokenFile, state string, c *counter, label string) error {
 	n := c.len()
 	b, err := startBridge(bin, joplinURL, tokenFile, state, "--tools", "core")
 	if err != nil {
@@ -306,8 +305,8 @@ func startupCount(bin, joplinURL, tokenFile, state string, c *counter) error {
 	time.Sleep(5 * time.Second)
 	reqs := c.since(n)
 	k := classify(reqs, true)
-	fmt.Printf("start-up over the saved index, nothing changed (start, one search, 5 s): %d Joplin requests: %d /events, %d light checks, %d identity check, %d other\n",
-		len(reqs), k.poll, k.check, k.identity, k.task)
+	fmt.Printf("start-up over the saved index, %s (start, one search, 5 s): %d Joplin requests: %d /events, %d light checks, %d identity check, %d other\n",
+		label, len(reqs), k.poll, k.check, k.identity, k.task)
 	for _, r := range reqs {
 		fmt.Printf("    %s\n", r)
 	}
