@@ -7,6 +7,7 @@ import (
 
 // Hit is one matching note.
 type Hit struct {
+	RID                 int64 // the note's row id in the index
 	ID, Title, ParentID string
 	Deleted             int64
 	// Snippet is a short extract with matched terms between ** and **;
@@ -40,7 +41,7 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet); err != nil {
+		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet); err != nil {
 			return nil, wrap(err, "search the index")
 		}
 		hits = append(hits, h)
@@ -106,7 +107,7 @@ func build(q Query, opts Options) (string, []any) {
 		for i, t := range pos {
 			exprs[i] = matchExpr(t)
 		}
-		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose +
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose +
 			`', '…', 12) FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
 		all = append(all, strings.Join(exprs, join))
 		for _, w := range where {
@@ -115,7 +116,7 @@ func build(q Query, opts Options) (string, []any) {
 		all = append(all, whereArgs...)
 		b.WriteString(` ORDER BY bm25(fts, 10.0, 1.0), n.updated_time DESC`)
 	} else {
-		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, '' FROM notes n`)
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, '' FROM notes n`)
 		if len(where) > 0 {
 			b.WriteString(" WHERE " + strings.Join(where, " AND "))
 		}
