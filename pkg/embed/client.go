@@ -68,7 +68,7 @@ func (e *RateLimited) Error() string {
 func New(cfg Config) (*Client, error) {
 	u, err := url.Parse(cfg.BaseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("embeddings URL %q: want an http(s) base URL such as http://localhost:11434/v1", cfg.BaseURL)
+		return nil, errors.New("embeddings URL: want an http(s) base URL such as http://localhost:11434/v1")
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return nil, errors.New("embeddings URL: give the API's base URL only (no user, query or fragment); put a key in the key file")

@@ -239,6 +239,7 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 			return false, err
 		}
 		x.pruneStore(ctx, ix)
+		x.signal("meaning ready")
 	}
 	if chunked+embedded > 0 {
 		x.signal("embedded")

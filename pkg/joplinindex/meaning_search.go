@@ -2,6 +2,7 @@ package joplinindex
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -197,6 +198,8 @@ func (x *Indexer) queryVector(ctx context.Context, text string) ([]float32, *vec
 		return nil, nil, SemanticUnavailable
 	}
 	if len(vecs[0]) != st.Dim() {
+		err := fmt.Errorf("%w: model %s answered %d dimensions for a query, the stored vectors have %d", errDimension, m.cfg.Provider.Model(), len(vecs[0]), st.Dim())
+		x.meaningTrouble(err, 1)
 		return nil, nil, SemanticFailed
 	}
 	m.cache.put(text, vecs[0])
