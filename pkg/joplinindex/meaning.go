@@ -74,6 +74,9 @@ type meaning struct {
 	status   MeaningStatus
 	ready    bool      // embedded everything once: hybrid is the default
 	downTill time.Time // provider failed: searches skip it until then
+	// dimErr is the provider's change of dimension: shown until vectors of
+	// the stored dimension come back.
+	dimErr error
 	cache    *queryCache
 }
 
@@ -139,13 +142,13 @@ func (x *Indexer) MeaningReady() bool {
 var errDimension = errors.New("the embedding provider changed the vector length for the same model")
 
 // embedLoop embeds the chunks of the built index until ctx ends: on a
-// kick (a write, an applied change), every poll interval, and at once
-// while work remains; after a failure it backs off.
+// kick (a write, an applied change), every five poll intervals, and at
+// once while work remains; after a failure it backs off.
 func (x *Indexer) embedLoop(ctx context.Context) {
 	m := x.meaning
 	failures := 0
 	for {
-		wait := 5 * x.cfg.Poll
+		wait, kick := 5*x.cfg.Poll, m.kick
 		if ix := x.servableIndex(); ix != nil {
 			more, err := x.embedStep(ctx, ix)
 			switch {
@@ -153,7 +156,7 @@ func (x *Indexer) embedLoop(ctx context.Context) {
 				return
 			case err != nil:
 				failures++
-				wait = x.meaningTrouble(err, failures)
+				wait, kick = x.meaningTrouble(err, failures), nil // writes do not cut the backoff short
 			case more:
 				failures = 0
 				wait = 0
@@ -166,7 +169,7 @@ func (x *Indexer) embedLoop(ctx context.Context) {
 		case <-ctx.Done():
 			t.Stop()
 			return
-		case <-m.kick:
+		case <-kick:
 			t.Stop()
 		case <-t.C:
 		}
@@ -183,10 +186,10 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 		wait = max(wait, rl.RetryAfter)
 	}
 	state := MeaningPaused
-	if errors.Is(err, errDimension) {
-		state, wait = MeaningFailed, m.cfg.MaxBackoff
-	}
 	m.mu.Lock()
+	if errors.Is(err, errDimension) {
+		state, wait, m.dimErr = MeaningFailed, m.cfg.MaxBackoff, err
+	}
 	changed := m.status.State != state
 	m.status.State, m.status.Error = state, err.Error()
 	m.status.FailedRequests++
@@ -228,21 +231,29 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	m.downTill = time.Time{}
 	idle := counts.Pending == 0 && unchunked == 0
 	was := m.status.State
-	m.status.State = MeaningEmbedding
-	if idle {
+	if embedded > 0 {
+		m.dimErr = nil
+	}
+	failed := m.dimErr != nil
+	switch {
+	case failed:
+		m.status.State, m.status.Error = MeaningFailed, m.dimErr.Error()
+	case idle:
 		m.status.State, m.ready = MeaningReady, true
+	default:
+		m.status.State = MeaningEmbedding
 	}
 	m.mu.Unlock()
-	if idle && was != MeaningReady {
+	if chunked+embedded > 0 {
+		x.signal("embedded")
+	}
+	if idle && was != MeaningReady && !failed {
 		x.cfg.Log.Info("search by meaning is ready", "chunks", counts.Done, "refused", counts.Failed)
 		if err := ix.PruneVectors(ctx); err != nil {
 			return false, err
 		}
 		x.pruneStore(ctx, ix)
 		x.signal("meaning ready")
-	}
-	if chunked+embedded > 0 {
-		x.signal("embedded")
 	}
 	return !idle && chunked+embedded > 0, nil
 }
