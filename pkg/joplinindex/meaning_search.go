@@ -45,8 +45,8 @@ type MeaningResult struct {
 // fusionDepth is how many hits of each leg a hybrid search fuses, at least.
 const fusionDepth = 50
 
-// SearchByMeaning answers q in mode semantic (nearest chunks by cosine
-// similarity) or hybrid (reciprocal rank fusion of the BM25 and the
+// SearchByMeaning answers q in mode keyword (as Search), semantic
+// (nearest chunks by cosine similarity, every note ranked) or hybrid (reciprocal rank fusion of the BM25 and the
 // semantic rankings), with the query's filters applied in both legs. It
 // waits at most MeaningConfig.QueryWait for the query's embedding; when
 // the semantic leg cannot answer, the keywords do and Semantic says why.
@@ -65,6 +65,9 @@ func (x *Indexer) SearchByMeaning(ctx context.Context, query string, opts search
 		return MeaningResult{State: string(x.Status().State)}, nil
 	}
 	res := MeaningResult{State: string(Ready), OK: true, Mode: ModeKeyword}
+	if mode == ModeKeyword {
+		return x.keywordLeg(ctx, ix, q, opts, res)
+	}
 	vec, st, sem := x.queryVector(ctx, q.MeaningText())
 	res.Semantic = sem
 	if vec == nil {
