@@ -77,7 +77,7 @@ type meaning struct {
 	// dimErr is the provider's change of dimension: shown until vectors of
 	// the stored dimension come back.
 	dimErr error
-	cache    *queryCache
+	cache  *queryCache
 }
 
 func newMeaning(cfg MeaningConfig) *meaning {
