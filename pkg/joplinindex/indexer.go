@@ -250,7 +250,6 @@ func (x *Indexer) run(ctx context.Context) {
 			}
 		} else {
 			buildFailures = 0
-			x.meaning.wake()
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -299,6 +298,7 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 			syncs.retry()
 			return fmt.Errorf("tag links after a sync: %w", err)
 		}
+		x.meaning.wake()
 		x.signal("synced")
 	}
 	if time.Since(*lastReconcile) >= x.cfg.Reconcile {

@@ -142,13 +142,14 @@ func (x *Indexer) MeaningReady() bool {
 var errDimension = errors.New("the embedding provider changed the vector length for the same model")
 
 // embedLoop embeds the chunks of the built index until ctx ends: on a
-// kick (a write, an applied change), every five poll intervals, and at
-// once while work remains; after a failure it backs off.
+// kick (a write, changes applied from Joplin, a build), every minute
+// (a safety net; each round scans the chunk tables), and at once while
+// work remains; after a failure it backs off.
 func (x *Indexer) embedLoop(ctx context.Context) {
 	m := x.meaning
 	failures := 0
 	for {
-		wait, kick := 5*x.cfg.Poll, m.kick
+		wait, kick := max(60*x.cfg.Poll, time.Minute), m.kick
 		if ix := x.servableIndex(); ix != nil {
 			more, err := x.embedStep(ctx, ix)
 			switch {

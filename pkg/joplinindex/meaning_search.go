@@ -89,11 +89,11 @@ func (x *Indexer) SearchByMeaning(ctx context.Context, query string, opts search
 	}
 	depth := max(want, fusionDepth)
 	matches := st.Search(vec, depth, keep)
-	kw, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed})
+	kw, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed, NoSnippets: true})
 	if err != nil {
 		return x.indexFailed(err)
 	}
-	res.Hits, err = fuse(ctx, ix, kw, matches, opts)
+	res.Hits, err = fuse(ctx, ix, q, kw, matches, opts)
 	if err != nil {
 		return x.indexFailed(err)
 	}
@@ -119,7 +119,7 @@ func (x *Indexer) indexFailed(err error) (MeaningResult, error) {
 // fusion and returns the page opts asks for (plus one when there is
 // more). A note found by its words keeps its highlighted snippet; one
 // found only by meaning shows its best chunk.
-func fuse(ctx context.Context, ix *searchindex.Index, kw []searchindex.Hit, sem []vecsearch.Match, opts searchindex.Options) ([]searchindex.Hit, error) {
+func fuse(ctx context.Context, ix *searchindex.Index, q searchindex.Query, kw []searchindex.Hit, sem []vecsearch.Match, opts searchindex.Options) ([]searchindex.Hit, error) {
 	kwKeys := make([]string, len(kw))
 	byKey := map[string]searchindex.Hit{}
 	for i, h := range kw {
@@ -135,9 +135,20 @@ func fuse(ctx context.Context, ix *searchindex.Index, kw []searchindex.Hit, sem 
 	fused := vecsearch.Fuse(kwKeys, semKeys)
 	fused = fused[min(opts.Offset, len(fused)):]
 	fused = fused[:min(opts.Limit+1, len(fused))]
+	var shown []int64
+	for _, key := range fused {
+		if h, ok := byKey[key]; ok {
+			shown = append(shown, h.RID)
+		}
+	}
+	snippets, err := ix.Snippets(ctx, q, shown)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]searchindex.Hit, 0, len(fused))
 	for _, key := range fused {
-		if h, ok := byKey[key]; ok && h.Snippet != "" {
+		if h, ok := byKey[key]; ok && snippets[h.RID] != "" {
+			h.Snippet = snippets[h.RID]
 			out = append(out, h)
 			continue
 		}

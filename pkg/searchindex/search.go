@@ -2,6 +2,7 @@ package searchindex
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 )
 
@@ -19,6 +20,9 @@ type Hit struct {
 type Options struct {
 	Limit, Offset  int
 	IncludeTrashed bool
+	// NoSnippets leaves Hit.Snippet empty (see Snippets): a hybrid search
+	// ranks many more hits than it shows.
+	NoSnippets bool
 }
 
 // Snippet markers around matched terms.
@@ -107,8 +111,11 @@ func build(q Query, opts Options) (string, []any) {
 		for i, t := range pos {
 			exprs[i] = matchExpr(t)
 		}
-		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose +
-			`', '…', 12) FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
+		snip := snippetSQL
+		if opts.NoSnippets {
+			snip = `''`
+		}
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, ` + snip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
 		all = append(all, strings.Join(exprs, join))
 		for _, w := range where {
 			b.WriteString(" AND " + w)
@@ -126,6 +133,38 @@ func build(q Query, opts Options) (string, []any) {
 	b.WriteString(` LIMIT ? OFFSET ?`)
 	all = append(all, opts.Limit+1, opts.Offset)
 	return b.String(), all
+}
+
+// snippetSQL is the extract of a hit around its best match.
+const snippetSQL = `snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose + `', '…', 12)`
+
+// Snippets returns the snippets Search gives the notes rids for q (none
+// when q has no ranked text term), by row id.
+func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	var exprs []string
+	for _, t := range q.Terms {
+		if t.Negate || (q.Any && len(q.Filters) > 0) {
+			return out, nil // ordered by time, without snippets (see build)
+		}
+		exprs = append(exprs, matchExpr(t))
+	}
+	if len(exprs) == 0 || len(rids) == 0 {
+		return out, nil
+	}
+	join := " AND "
+	if q.Any {
+		join = " OR "
+	}
+	for _, rid := range rids {
+		var snip string
+		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, strings.Join(exprs, join), rid).Scan(&snip)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, wrap(err, "search snippets")
+		}
+		out[rid] = snip
+	}
+	return out, nil
 }
 
 // matchExpr is the FTS5 expression of one term: its tokens as a quoted
