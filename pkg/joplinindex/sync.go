@@ -194,7 +194,7 @@ func (x *Indexer) pollEvents(ctx context.Context, ix *searchindex.Index, from st
 			return err
 		}
 		x.meaning.wake() // new or changed notes to embed
-	x.signal("events")
+		x.signal("events")
 		if !p.HasMore || string(p.Cursor) == from {
 			return nil
 		}
