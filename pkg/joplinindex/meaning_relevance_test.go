@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/searchindex"
+	"github.com/notebridge/notebridge/pkg/vecsearch"
 )
 
 // relevanceNotes is a small corpus of personal notes: title, body,
@@ -120,6 +121,11 @@ func TestHybridFusesBothLegs(t *testing.T) {
 		if !slices.Contains(kw, title) {
 			t.Errorf("hybrid rank %d is %q, found by one leg only, before a note found by both (%q, %q)", i+1, title, kw, sem)
 		}
+	}
+	// The fused order is reciprocal rank fusion of the two legs' orders,
+	// and differs from the semantic leg's here.
+	if want := vecsearch.Fuse(kw, sem); !slices.Equal(hyb, want) || slices.Equal(want, sem) {
+		t.Errorf("hybrid %q, want the fusion %q of keyword %q and semantic %q (distinct from semantic)", hyb, want, kw, sem)
 	}
 	if len(hyb) != len(sem) {
 		t.Errorf("hybrid returned %d notes, the semantic leg %d (it holds all of them)", len(hyb), len(sem))

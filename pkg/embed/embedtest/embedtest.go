@@ -94,9 +94,10 @@ type Server struct {
 	// Stall, when not nil, holds each request until it is closed or the
 	// client gives up.
 	Stall chan struct{}
-	// Requests and Inputs count the requests and inputs answered with
-	// vectors; Texts holds every input embedded.
-	Requests, Inputs int
+	// Calls counts every request received; Requests and Inputs the
+	// requests and inputs answered with vectors; Texts holds every input
+	// embedded.
+	Calls, Requests, Inputs int
 	Texts            []string
 	// Auth is the Authorization header of the last request.
 	Auth string
@@ -141,6 +142,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	stall := s.Stall
+	s.Calls++
 	s.mu.Unlock()
 	if stall != nil {
 		select {
