@@ -85,8 +85,26 @@ func TestProviderFailuresAreTyped(t *testing.T) {
 	}
 	s.Set(func(s *embedtest.Server) { s.Fail, s.Key = false, "another" })
 	_, err = c.Embed(ctx, []string{"a"})
-	if err == nil || strings.Contains(err.Error(), key) {
-		t.Errorf("refused key: %v (the key must not appear)", err)
+	if err == nil || !strings.Contains(err.Error(), "refused the key") {
+		t.Errorf("refused key: %v", err)
+	}
+}
+
+// TestKeyNeverInErrors: a provider that echoes the key in an error
+// answer has it masked.
+func TestKeyNeverInErrors(t *testing.T) {
+	for _, status := range []int{400, 401, 500} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, "bad request for "+r.Header.Get("Authorization"), status)
+		}))
+		c, err := embed.New(embed.Config{BaseURL: srv.URL, Model: "m", KeyFile: keyFile(t, 0o600)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Embed(context.Background(), []string{"a"}); err == nil || strings.Contains(err.Error(), key) {
+			t.Errorf("HTTP %d: %v (the key must not appear)", status, err)
+		}
+		srv.Close()
 	}
 }
 

@@ -153,6 +153,7 @@ func (x *Indexer) Rebuild() {
 	x.mu.Lock()
 	x.servable = false
 	x.mu.Unlock()
+	x.meaning.forget()
 }
 
 // Status reports the index state and size.

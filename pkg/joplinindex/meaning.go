@@ -103,6 +103,17 @@ func newMeaning(cfg MeaningConfig) *meaning {
 		status: MeaningStatus{State: MeaningStarting, Model: cfg.Provider.Model()}}
 }
 
+// forget drops the vectors held in memory (the index is rebuilt: its
+// notes get new row ids); they are loaded again from the index.
+func (m *meaning) forget() {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.store, m.ready = nil, false
+}
+
 // wake makes the loop look for work now.
 func (m *meaning) wake() {
 	if m == nil {
