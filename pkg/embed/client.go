@@ -141,7 +141,7 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		return nil, fmt.Errorf("embedding provider %s: read answer: %w", c.endpoint, stripURL(err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, statusError(resp, raw)
+		return nil, c.statusError(resp, raw)
 	}
 	if len(raw) > maxAnswerBytes {
 		return nil, fmt.Errorf("%w: larger than %d bytes", ErrBadAnswer, maxAnswerBytes)
@@ -182,14 +182,20 @@ func decode(raw []byte, n int) ([][]float32, error) {
 }
 
 // statusError turns a non-200 answer into an error: 429 is RateLimited,
-// 413 or a 400 about input length is ErrTooLarge. At most 200 bytes of
-// the provider's message are kept.
-func statusError(resp *http.Response, raw []byte) error {
+// 413 or a 400 about input length is ErrTooLarge, 401 and 403 name the
+// key without the provider's message (which may echo it). At most 200
+// bytes of the provider's message are kept, the key masked.
+func (c *Client) statusError(resp *http.Response, raw []byte) error {
 	msg := strings.TrimSpace(string(raw))
+	if c.key != "" {
+		msg = strings.ReplaceAll(msg, c.key, "[key]")
+	}
 	if len(msg) > 200 {
-		msg = msg[:200] + "…"
+		msg = strings.ToValidUTF8(msg[:200], "") + "…"
 	}
 	switch {
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return fmt.Errorf("the embedding provider refused the key (HTTP %d); check --embeddings-key-file", resp.StatusCode)
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return &RateLimited{RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
 	case resp.StatusCode == http.StatusRequestEntityTooLarge:

@@ -52,6 +52,16 @@ func seedRelevance(t *testing.T, e *env) {
 	}
 }
 
+// startRelevance runs an indexer over the relevance corpus, every note
+// embedded by the stub's concept embedder.
+func startRelevance(t *testing.T) (*Indexer, *env) {
+	e := newEnv(t)
+	seedRelevance(t, e)
+	x := e.startMeaning(t, newProvider(t), "concepts", nil)
+	e.wait(t, "meaning ready")
+	return x, e
+}
+
 // ndcg5 is the normalised discounted cumulative gain of the first five
 // titles.
 func ndcg5(titles []string, rel map[string]int) float64 {
@@ -75,10 +85,7 @@ func ndcg5(titles []string, rel map[string]int) float64 {
 }
 
 func TestGradedRelevance(t *testing.T) {
-	e := newEnv(t)
-	seedRelevance(t, e)
-	x := e.startMeaning(t, newProvider(t), "concepts", nil)
-	e.wait(t, "meaning ready")
+	x, _ := startRelevance(t)
 	for _, mode := range []string{ModeSemantic, ModeHybrid} {
 		total := 0.0
 		for _, q := range relevanceQueries {
@@ -104,10 +111,7 @@ func TestGradedRelevance(t *testing.T) {
 }
 
 func TestHybridFusesBothLegs(t *testing.T) {
-	e := newEnv(t)
-	seedRelevance(t, e)
-	x := e.startMeaning(t, newProvider(t), "concepts", nil)
-	e.wait(t, "meaning ready")
+	x, _ := startRelevance(t)
 	// "euros": three notes hold the word (keyword leg); by meaning the
 	// money notes come first. The note both legs rank high comes first;
 	// notes found by meaning alone follow those found by both.
@@ -142,10 +146,7 @@ func TestHybridFusesBothLegs(t *testing.T) {
 }
 
 func TestFiltersApplyToTheSemanticLeg(t *testing.T) {
-	e := newEnv(t)
-	seedRelevance(t, e)
-	x := e.startMeaning(t, newProvider(t), "concepts", nil)
-	e.wait(t, "meaning ready")
+	x, e := startRelevance(t)
 	for _, mode := range []string{ModeSemantic, ModeHybrid} {
 		if titles, _ := meaningFind(t, x, "office colleague notebook:home", mode, searchindex.Options{}); slices.Contains(titles, "Project Apollo") {
 			t.Errorf("%s: notebook:home returned a Work note: %q", mode, titles)

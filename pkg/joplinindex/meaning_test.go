@@ -30,6 +30,16 @@ func (e *env) startMeaning(t *testing.T, p *embedtest.Server, model string, tune
 	return x
 }
 
+// seedNotes creates a notebook and notes (title, body, title, body, …)
+// straight through Joplin and returns the notebook id.
+func (e *env) seedNotes(t *testing.T, titleBody ...string) any {
+	f := e.write(t, "POST", "/folders", map[string]any{"title": "Home"})["id"]
+	for i := 0; i+1 < len(titleBody); i += 2 {
+		e.write(t, "POST", "/notes", map[string]any{"title": titleBody[i], "body": titleBody[i+1], "parent_id": f})
+	}
+	return f
+}
+
 func newProvider(t *testing.T) *embedtest.Server {
 	p := embedtest.New()
 	t.Cleanup(p.Close)
@@ -121,8 +131,7 @@ func TestMeaningEmbedsIncrementallyAndResumes(t *testing.T) {
 func TestMeaningOutageFallsBackToKeywords(t *testing.T) {
 	e := newEnv(t)
 	p := newProvider(t)
-	f := e.write(t, "POST", "/folders", map[string]any{"title": "Home"})["id"]
-	e.write(t, "POST", "/notes", map[string]any{"title": "GP appointment", "body": "checkup at the clinic on Tuesday", "parent_id": f})
+	e.seedNotes(t, "GP appointment", "checkup at the clinic on Tuesday")
 	p.Set(func(s *embedtest.Server) { s.Fail = true })
 	x := e.startMeaning(t, p, "m", nil)
 	e.wait(t, "meaning paused")
@@ -151,8 +160,7 @@ func TestMeaningOutageFallsBackToKeywords(t *testing.T) {
 func TestSlowProviderDoesNotHoldTheSearch(t *testing.T) {
 	e := newEnv(t)
 	p := newProvider(t)
-	f := e.write(t, "POST", "/folders", map[string]any{"title": "Home"})["id"]
-	e.write(t, "POST", "/notes", map[string]any{"title": "Guitar", "body": "chords practice", "parent_id": f})
+	e.seedNotes(t, "Guitar", "chords practice")
 	x := e.startMeaning(t, p, "m", func(c *MeaningConfig) { c.QueryWait = 20 * time.Millisecond })
 	e.wait(t, "meaning ready")
 	stall := make(chan struct{})
@@ -183,9 +191,7 @@ func TestSlowProviderDoesNotHoldTheSearch(t *testing.T) {
 func TestRateLimitsAndOversizedChunks(t *testing.T) {
 	e := newEnv(t)
 	p := newProvider(t)
-	f := e.write(t, "POST", "/folders", map[string]any{"title": "Home"})["id"]
-	e.write(t, "POST", "/notes", map[string]any{"title": "short", "body": "guitar", "parent_id": f})
-	e.write(t, "POST", "/notes", map[string]any{"title": "long", "body": strings.Repeat("word ", 200), "parent_id": f})
+	f := e.seedNotes(t, "short", "guitar", "long", strings.Repeat("word ", 200))
 	p.Set(func(s *embedtest.Server) { s.RateLimit, s.MaxInput = 3, 100 })
 	x := e.startMeaning(t, p, "m", nil)
 	e.wait(t, "meaning ready")
@@ -210,8 +216,7 @@ func TestRateLimitsAndOversizedChunks(t *testing.T) {
 func TestDimensionChangeIsAnError(t *testing.T) {
 	e := newEnv(t)
 	p := newProvider(t)
-	f := e.write(t, "POST", "/folders", map[string]any{"title": "Home"})["id"]
-	e.write(t, "POST", "/notes", map[string]any{"title": "one", "body": "guitar", "parent_id": f})
+	f := e.seedNotes(t, "one", "guitar")
 	x := e.startMeaning(t, p, "m", nil)
 	e.wait(t, "meaning ready")
 	p.Set(func(s *embedtest.Server) { s.Dim = 32 })
