@@ -98,7 +98,7 @@ type Server struct {
 	// requests and inputs answered with vectors; Texts holds every input
 	// embedded.
 	Calls, Requests, Inputs int
-	Texts            []string
+	Texts                   []string
 	// Auth is the Authorization header of the last request.
 	Auth string
 }
