@@ -2,6 +2,7 @@ package joplinindex
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -163,6 +164,17 @@ func TestSlowProviderDoesNotHoldTheSearch(t *testing.T) {
 	e.seedNotes(t, "Guitar", "chords practice")
 	x := e.startMeaning(t, p, "m", func(c *MeaningConfig) { c.QueryWait = 20 * time.Millisecond })
 	e.wait(t, "meaning ready")
+	// A repeated query is embedded once (cached).
+	calls := func() (n int) {
+		p.Set(func(s *embedtest.Server) { n = s.Calls })
+		return n
+	}
+	first := calls()
+	meaningFind(t, x, "guitar lessons", ModeSemantic, searchindex.Options{})
+	meaningFind(t, x, "guitar lessons", ModeSemantic, searchindex.Options{})
+	if n := calls() - first; n != 1 {
+		t.Errorf("a query searched twice was embedded %d times, want once", n)
+	}
 	stall := make(chan struct{})
 	defer close(stall)
 	p.Set(func(s *embedtest.Server) { s.Stall = stall })
@@ -177,10 +189,6 @@ func TestSlowProviderDoesNotHoldTheSearch(t *testing.T) {
 		t.Errorf("the search waited %v on a stalled provider (QueryWait 20 ms)", d)
 	}
 	// The next search does not call the provider known to be down.
-	calls := func() (n int) {
-		p.Set(func(s *embedtest.Server) { n = s.Calls })
-		return n
-	}
 	before := calls()
 	meaningFind(t, x, "other words", ModeHybrid, searchindex.Options{})
 	if calls() != before {
@@ -232,4 +240,41 @@ func TestDimensionChangeIsAnError(t *testing.T) {
 	if _, r := meaningFind(t, x, "guitar", ModeSemantic, searchindex.Options{}); r.Semantic != SemanticFailed || r.Mode != ModeKeyword {
 		t.Errorf("search: %+v", r)
 	}
+}
+
+// TestInterruptedEmbeddingResumes: a bridge stopped half-way through the
+// first embedding sends, after its restart, only what was not stored
+// (at most the batch in flight at the stop again).
+func TestInterruptedEmbeddingResumes(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnvAt(t, dir, t.Cleanup)
+	p := newProvider(t)
+	var notes []string
+	for i := range 40 {
+		notes = append(notes, fmt.Sprintf("note %d", i), fmt.Sprintf("body of note %d", i))
+	}
+	e.seedNotes(t, notes...)
+	one := func(c *MeaningConfig) { c.Concurrency = 1 }
+	x := e.startMeaning(t, p, "m", one)
+	e.wait(t, "embedded")
+	x.Close()
+	var sent int
+	p.Set(func(s *embedtest.Server) { sent = s.Inputs })
+	if sent >= 40 {
+		t.Fatalf("everything was embedded before the stop (%d): nothing to resume", sent)
+	}
+	x = e.startMeaning(t, p, "m", one)
+	e.wait(t, "meaning ready")
+	if st := x.Status().Meaning; st.Done != 40 {
+		t.Fatalf("after the restart: %+v", st)
+	}
+	p.Set(func(s *embedtest.Server) {
+		seen := map[string]int{}
+		for _, text := range s.Texts {
+			seen[text]++
+		}
+		if again := len(s.Texts) - len(seen); len(seen) != 40 || again > 4 {
+			t.Errorf("%d distinct chunks sent, %d sent twice (at most one batch of 4 may be)", len(seen), again)
+		}
+	})
 }
