@@ -205,7 +205,7 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 	changed := m.status.State != state
 	m.status.State, m.status.Error = state, err.Error()
 	m.status.FailedRequests++
-	m.downTill = time.Now().Add(min(wait, 30*time.Second))
+	m.downTill = time.Now().Add(min(wait, 10*time.Second))
 	m.mu.Unlock()
 	if changed {
 		x.cfg.Log.Warn("search by meaning: the embedding provider failed; keyword search answers meanwhile", "err", err, "retry_in", wait)
@@ -240,11 +240,10 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	m.mu.Lock()
 	m.status.Chunks, m.status.Done, m.status.Pending, m.status.Refused = counts.Chunks, counts.Done, counts.Pending, counts.Failed
 	m.status.NotesPending, m.status.Error = unchunked, ""
-	m.downTill = time.Time{}
 	idle := counts.Pending == 0 && unchunked == 0
 	was := m.status.State
-	if embedded > 0 {
-		m.dimErr = nil
+	if embedded > 0 { // the provider answered
+		m.dimErr, m.downTill = nil, time.Time{}
 	}
 	failed := m.dimErr != nil
 	switch {

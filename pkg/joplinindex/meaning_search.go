@@ -207,7 +207,6 @@ func (x *Indexer) queryVector(ctx context.Context, text string) ([]float32, *vec
 			m.mu.Lock()
 			m.downTill = time.Now().Add(10 * time.Second)
 			m.mu.Unlock()
-			x.meaning.wake()
 		}
 		return nil, nil, SemanticUnavailable
 	}
