@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/actions"
-	"github.com/notebridge/notebridge/pkg/actions/actionstest"
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -16,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/testkit/actionstest"
 )
 
 // countingCatalog is the real catalog with every handler replaced by one

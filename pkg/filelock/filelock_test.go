@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/filelock"
-	"github.com/notebridge/notebridge/pkg/filelock/filelocktest"
+	"github.com/notebridge/notebridge/pkg/testkit/filelocktest"
 )
 
 func mustLock(t *testing.T, path string) func() {

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/searchindex"
-	"github.com/notebridge/notebridge/pkg/searchindex/searchcorpus"
+	"github.com/notebridge/notebridge/pkg/testkit/searchcorpus"
 )
 
 const benchNotes = 10_000

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/searchindex"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 const token = "fake-joplin-token-0123456789"

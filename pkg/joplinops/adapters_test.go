@@ -6,11 +6,11 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/actions"
-	"github.com/notebridge/notebridge/pkg/actions/actionstest"
-	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/testkit/actionstest"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
+	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )
 
 // TestScenariosThroughMCPAdapters runs every scenario against the fake

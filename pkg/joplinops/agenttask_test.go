@@ -3,7 +3,7 @@ package joplinops_test
 import (
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )
 
 // agentTaskRequests is what the scripted agent task costs: search 1,

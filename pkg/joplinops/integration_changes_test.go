@@ -10,9 +10,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
-	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
+	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
+	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )
 
 // TestRealJoplinApplyInterruptedThenCompleted: real Joplin writes the third

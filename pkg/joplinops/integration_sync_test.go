@@ -15,14 +15,14 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/syncstate"
+	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 )
 
 // TestRealJoplinConflictCopies checks on real Joplin what the conflict

@@ -13,11 +13,11 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
-	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
+	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )
 
 // bridge is an in-process bridge pointed at a real Joplin.

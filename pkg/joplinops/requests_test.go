@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
-	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )
 
 // seedNote creates a note directly in Joplin and returns its id.

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
 	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/searchindex/searchcorpus"
+	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
+	"github.com/notebridge/notebridge/pkg/testkit/searchcorpus"
 )
 
 // TestRealJoplinSearchBench10k seeds a real Joplin with the 10,000-note

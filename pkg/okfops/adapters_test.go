@@ -10,8 +10,8 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 )
 
 // TestThroughMCPAdapters runs the OKF tools through the real MCP stdio and

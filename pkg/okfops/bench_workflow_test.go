@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 // benchDirs returns a fresh directory on the disk (fsyncs cost what they

@@ -13,12 +13,12 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
 	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
-// The project's own fixture bundles (pkg/okf/okftest/testdata/okf) the
+// The project's own fixture bundles (pkg/testkit/okftest/testdata/okf) the
 // workflow tests copy and change.
 const (
 	instantBundle = "v0.2-instant/fjord_rentals"

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
 	"github.com/notebridge/notebridge/pkg/okf/store"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 // temporalOutcomeBundle is a small date-profile bundle with dates in every

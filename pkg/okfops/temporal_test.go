@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 func temporalArgs(dir string, ms ...map[string]any) map[string]any {

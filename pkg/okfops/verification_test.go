@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 const claimedConcept = "---\ntype: Metric\ntitle: Claimed\nverified: { by: human:alice@example.com, at: 2026-07-01T09:00:00Z }\n---\n\nSee [plain](plain.md).\n"

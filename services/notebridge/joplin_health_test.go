@@ -12,8 +12,8 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinid"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // TestJoplinHealthTellsConfigurationFromOutage: a Joplin that refuses the

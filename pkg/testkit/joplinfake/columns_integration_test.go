@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
+	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
 )
 
 // moduleRoot walks up from the working directory to go.mod.

@@ -1,5 +1,5 @@
 // Command joplinfake serves the in-memory fake Joplin Data API
-// (pkg/joplin/joplinfake) on a loopback port, for tests that run the
+// (pkg/testkit/joplinfake) on a loopback port, for tests that run the
 // notebridge binary and an outside client without Docker (see
 // deploy/ci/real-clients.sh). It is test tooling, not a Joplin.
 //
@@ -20,7 +20,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 func main() {
