@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/argon2"
+
+	"github.com/notebridge/notebridge/pkg/atomicfile"
 )
 
 // The argon2id parameters of new hashes: OWASP's minimum (19 MiB, two
@@ -51,6 +54,15 @@ func HashPassphrase(p string) string {
 	enc := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemoryKiB, argonTime, argonThreads,
 		enc.EncodeToString(salt), enc.EncodeToString(key))
+}
+
+// WriteHashFile writes the hash of passphrase p to path, atomically and
+// 0600, as the consent page reads it.
+func WriteHashFile(path, p string) error {
+	if err := atomicfile.Write(path, []byte(HashPassphrase(strings.TrimSpace(p))+"\n"), time.Time{}); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // Hash is a parsed argon2id passphrase hash.

@@ -8,10 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/notebridge/notebridge/pkg/actions"
-	"github.com/notebridge/notebridge/pkg/atomicfile"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/oauthas"
@@ -151,8 +149,8 @@ func writePassphrase(dir string) (bool, error) {
 	if _, err := os.Stat(hashPath); err == nil {
 		return created, nil
 	}
-	if err := atomicfile.Write(hashPath, []byte(oauthconsent.HashPassphrase(strings.TrimSpace(string(b)))+"\n"), time.Time{}); err != nil {
-		return false, fmt.Errorf("write %s: %w", hashPath, err)
+	if err := oauthconsent.WriteHashFile(hashPath, string(b)); err != nil {
+		return false, err
 	}
 	return created, nil
 }
