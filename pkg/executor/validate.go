@@ -9,7 +9,7 @@ import (
 	"github.com/qri-io/jsonschema"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/jsonscan"
+	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
 )
 
 // checkDepth rejects arguments nested deeper than max, in one pass over the

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/statkey"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 )
 
 // racyWindow: a file changed this recently is never trusted from the memo,

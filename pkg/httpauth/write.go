@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 )
 
 // ImportTokenFile replaces path, atomically and 0600, with the single token

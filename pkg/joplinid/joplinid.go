@@ -25,8 +25,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 	"github.com/notebridge/notebridge/pkg/joplin"
 )
 

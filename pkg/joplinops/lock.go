@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/notebridge/notebridge/pkg/filelock"
+	"github.com/notebridge/notebridge/pkg/internal/filelock"
 )
 
 // WithCreateLockDir serialises duplicate-checked writes (preflight and

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"unicode/utf8"
 
-	"github.com/notebridge/notebridge/pkg/jsonscan"
+	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
 )
 
 const hexDigits = "0123456789abcdef"

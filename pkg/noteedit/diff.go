@@ -1,6 +1,6 @@
 package noteedit
 
-import "github.com/notebridge/notebridge/pkg/textdiff"
+import "github.com/notebridge/notebridge/pkg/internal/textdiff"
 
 // Diff renders a unified diff (3 lines of context) from a to b under the
 // given label, at most maxBytes long. Lines that did not fit are counted

@@ -3,7 +3,7 @@ package noteedit
 import (
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/textdiff"
+	"github.com/notebridge/notebridge/pkg/internal/textdiff"
 )
 
 // Heading is one ATX heading of a body, outside fenced code blocks.

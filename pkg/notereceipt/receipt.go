@@ -25,7 +25,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 )
 
 // Kinds of receipt.

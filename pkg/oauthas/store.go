@@ -15,7 +15,7 @@ import (
 
 	"github.com/ory/fosite"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/filelock"
+	"github.com/notebridge/notebridge/pkg/internal/filelock"
 )
 
 // The state file is shared by the running server and the operator's

@@ -10,7 +10,7 @@ import (
 
 	"github.com/ory/fosite"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 )
 
 // secretSource is the token-signing secret as the file holds it now: it

@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/crypto/argon2"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 )
 
 // The argon2id parameters of new hashes: OWASP's minimum (19 MiB, two

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 )
 
 // MinRequestInterval is the shortest time between two request files.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/statkey"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"os"
 	"path/filepath"
 	"strings"

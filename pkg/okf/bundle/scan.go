@@ -7,7 +7,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/notebridge/notebridge/pkg/statkey"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"

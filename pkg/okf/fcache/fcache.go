@@ -17,9 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"github.com/notebridge/notebridge/pkg/okf/fwatch"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
-	"github.com/notebridge/notebridge/pkg/statkey"
 	"golang.org/x/sys/unix"
 )
 

@@ -2,7 +2,7 @@ package fcache
 
 import (
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/statkey"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"os"
 	"path/filepath"
 	"sync"

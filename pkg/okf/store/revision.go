@@ -3,7 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/notebridge/notebridge/pkg/statkey"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"io"
 	"runtime"
 	"sort"

@@ -11,7 +11,7 @@ import (
 	"errors"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/filelock"
+	"github.com/notebridge/notebridge/pkg/internal/filelock"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"

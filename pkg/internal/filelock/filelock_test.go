@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/filelock"
+	"github.com/notebridge/notebridge/pkg/internal/filelock"
 	"github.com/notebridge/notebridge/pkg/testkit/filelocktest"
 )
 
