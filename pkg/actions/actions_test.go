@@ -14,10 +14,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/httpauth"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 const (

@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // MaxOperations is the most operations a GPT accepts in one schema.

@@ -11,9 +11,9 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/actions"
 	"github.com/notebridge/notebridge/pkg/catalog"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

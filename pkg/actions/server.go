@@ -20,12 +20,12 @@ import (
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // RoutePrefix prefixes every operation route: POST /v1/<operation>.

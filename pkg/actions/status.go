@@ -3,7 +3,7 @@ package actions
 import (
 	"net/http"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // Status maps a domain error code to the HTTP status Actions answer with.

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // TestInsufficientScopeIsForbidden: an OAuth caller's missing scope is 403

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // BenchmarkExecutorOverhead measures the executor's own cost for one call:

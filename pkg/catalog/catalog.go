@@ -8,11 +8,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/okfops"
-	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 

@@ -12,12 +12,12 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

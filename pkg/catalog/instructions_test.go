@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/okfops"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // initializeInstructions answers an MCP initialize on a server built for

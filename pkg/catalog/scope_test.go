@@ -3,7 +3,7 @@ package catalog
 import (
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 

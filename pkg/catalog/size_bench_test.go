@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // sizeGoals are the issue #14 budgets for the tools/list result, in compact

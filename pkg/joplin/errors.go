@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // APIError is a non-2xx answer from Joplin. Message is the first line of

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // TestGetRawBodies covers the body reader: announced and unannounced

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/testkit/actionstest"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"

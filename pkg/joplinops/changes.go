@@ -6,10 +6,10 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/noteedit"
-	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // MaxPlanNotes bounds how many notes one change plan touches.

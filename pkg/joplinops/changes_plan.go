@@ -10,7 +10,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/noteedit"
 	"github.com/notebridge/notebridge/pkg/notereceipt"

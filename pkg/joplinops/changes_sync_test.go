@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )

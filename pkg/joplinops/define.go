@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/schema"
 )
 
 // meta fills what every Joplin operation shares.

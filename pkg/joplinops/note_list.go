@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 type listNotesIn struct {

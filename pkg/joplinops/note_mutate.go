@@ -6,8 +6,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"net/url"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // loadNote reads one note (trashed or not) with the given fields.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/url"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 )
 

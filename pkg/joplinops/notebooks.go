@@ -6,8 +6,8 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // apiFolder is a notebook as Joplin encodes it.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"reflect"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // Note is a Joplin note as the operations return it.

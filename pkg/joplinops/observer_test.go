@@ -5,9 +5,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // TestEveryWriteOperationNotifies runs every Joplin operation that is not a

@@ -3,10 +3,10 @@
 package joplinops
 
 import (
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
-	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )

@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // mimeExts lists MIME types with their file extensions, the preferred one

@@ -12,9 +12,9 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // dataSchema is the schema of an uploaded resource's content. Its

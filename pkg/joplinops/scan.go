@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 )
 

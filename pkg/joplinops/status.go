@@ -4,9 +4,9 @@ import (
 	"context"
 	"net/url"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 type statusOut struct {

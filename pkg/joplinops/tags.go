@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // Tag is a Joplin tag. Joplin keeps a tag's case and compares titles

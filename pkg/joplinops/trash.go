@@ -5,7 +5,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"sort"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // TrashItem is one trashed note or notebook.

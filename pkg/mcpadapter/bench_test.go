@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // benchArgBytes is the size of the text argument of the benchmarked call:

@@ -8,8 +8,8 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // FuzzServeStdio feeds arbitrary bytes to the stdio loop: it must return,

@@ -15,7 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 const otherToken = "fedcba9876543210fedcba9876543210"

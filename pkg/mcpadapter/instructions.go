@@ -3,7 +3,7 @@ package mcpadapter
 import (
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // toolsetGuides is the instructions paragraph for each toolset, keyed by

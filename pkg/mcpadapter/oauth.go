@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/oauthrs"

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
-	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 

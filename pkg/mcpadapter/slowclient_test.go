@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // serveReal serves the real MCP handler behind httpfront's server with the

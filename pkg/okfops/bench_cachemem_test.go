@@ -4,9 +4,9 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // BenchmarkManifestCacheMemory fills every slot of a fresh manifest cache

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/fwatch"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"

@@ -1,7 +1,7 @@
 package okfops
 
 import (
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 )
 

@@ -5,8 +5,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // childModeEnv selects a child-process mode: a test re-executes the test

@@ -4,10 +4,10 @@ import (
 	"context"
 	"strings"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 type neighborsIn struct {

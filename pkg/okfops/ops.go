@@ -9,12 +9,12 @@ package okfops
 import (
 	"context"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
-	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/schema"
 )
 
 // Toolset is the name users pass to --toolsets to enable these operations.

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // faultHook is a Config.StoreHook that runs an action once, at one step.

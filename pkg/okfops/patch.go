@@ -5,12 +5,12 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/edit"
 	"github.com/notebridge/notebridge/pkg/okf/plan"
 	"github.com/notebridge/notebridge/pkg/okf/store"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 const patchKind = "concept_patch"

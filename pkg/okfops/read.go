@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 type listIn struct {

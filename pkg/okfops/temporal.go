@@ -9,13 +9,13 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/edit"
 	"github.com/notebridge/notebridge/pkg/okf/plan"
 	"github.com/notebridge/notebridge/pkg/okf/store"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 const temporalKind = "temporal_upgrade"

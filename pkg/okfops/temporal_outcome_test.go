@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )

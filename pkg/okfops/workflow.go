@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/plan"
 	"github.com/notebridge/notebridge/pkg/okf/store"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 const newConcept = "---\ntype: Metric\ntitle: Net revenue # a comment that must survive\ncustom_key: kept\ngenerated: { by: reference_agent/x, at: 2026-07-01T00:00:00Z }\nstale_after: 2027-01-01T00:00:00Z\n---\n\n# Definition\n\nNet of returns.\n"

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // Scope is one OAuth scope.

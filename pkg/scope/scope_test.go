@@ -3,7 +3,7 @@ package scope
 import (
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 func TestRequiredFollowsToolsetAndEffect(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 var now = time.Date(2026, 12, 1, 15, 0, 0, 0, time.UTC)

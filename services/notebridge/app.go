@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/catalog"
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/writejournal"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinid"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/journal"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okfops"
 	"github.com/notebridge/notebridge/pkg/syncstate"
@@ -114,7 +114,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	jr := journal.Open(c.StateDir)
+	jr := writejournal.Open(c.StateDir)
 	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log), executor.WithUncertainWriteSink(func(u executor.UncertainWrite) {
 		if err := jr.Append(uncertainEntry(u)); err != nil {
 			log.Error("cannot record an uncertain write in the operator journal", "operation", u.Operation, "err", err)
@@ -139,7 +139,7 @@ func (a *app) followSync(c *config) {
 
 // uncertainEntry keeps only object ids from the error details: no titles,
 // bodies or content reach the journal.
-func uncertainEntry(u executor.UncertainWrite) journal.Entry {
+func uncertainEntry(u executor.UncertainWrite) writejournal.Entry {
 	objects := map[string]string{}
 	for k, v := range u.Err.Details {
 		if s, ok := v.(string); ok && (k == "id" || strings.HasSuffix(k, "_id") || k == "idempotency_key") {
@@ -150,7 +150,7 @@ func uncertainEntry(u executor.UncertainWrite) journal.Entry {
 	if _, okf := objects["idempotency_key"]; okf {
 		known = "the OKF commit passed its point of no return but did not finish; the next write to the bundle completes it, and retrying the identical request returns its receipt"
 	}
-	return journal.Entry{
+	return writejournal.Entry{
 		Time: time.Now().UTC(), Operation: u.Operation, ArgsSHA256: u.ArgsSHA256, Transport: string(u.Transport),
 		Code: string(u.Err.Code), Objects: objects, Known: known,
 	}

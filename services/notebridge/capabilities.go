@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"io"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 type capabilities struct {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"

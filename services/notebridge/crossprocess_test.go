@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/testkit/filelocktest"

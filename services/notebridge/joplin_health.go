@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinid"
 	"github.com/notebridge/notebridge/pkg/joplinops"

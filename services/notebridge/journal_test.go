@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 

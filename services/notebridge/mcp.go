@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // runStdio serves MCP over stdin/stdout. It opens no listener and needs no

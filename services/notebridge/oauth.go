@@ -10,12 +10,12 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/oauthas"
 	"github.com/notebridge/notebridge/pkg/oauthconsent"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
-	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 

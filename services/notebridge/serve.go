@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/actions"
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 )

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"

@@ -10,7 +10,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/internal/filelock"
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"

@@ -14,8 +14,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/actions"
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/qri-io/jsonschema"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
 )
 

@@ -12,8 +12,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/schema"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/schema"
 )
 
 // Effect says what an operation does to the user's data.

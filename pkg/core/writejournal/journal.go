@@ -1,8 +1,8 @@
-// Package journal is the append-only operator journal of writes whose
+// Package writejournal is the append-only operator journal of writes whose
 // outcome is unknown: JSON lines in the state directory recording the
 // operation, a digest of its arguments, the time, and the object id the
 // bridge chose. It never holds bodies, titles, content or secrets.
-package journal
+package writejournal
 
 import (
 	"bufio"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/qri-io/jsonschema"
 
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 
 // opSchemas holds one operation's compiled schemas. Each is compiled and

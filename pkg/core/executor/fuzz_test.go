@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
 	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/registry"
 )
 
 // FuzzCall feeds arbitrary argument bytes through the whole executor: it

@@ -8,7 +8,7 @@ import (
 
 // TestEveryCodeIsDocumented keeps docs/errors.md in step with the codes.
 func TestEveryCodeIsDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/errors.md")
+	doc, err := os.ReadFile("../../../docs/errors.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // TestRetryableColumnMatchesTheTable: docs/errors.md's Retryable column says,
 // for every code, exactly what Code.Retryable says, and has no extra rows.
 func TestRetryableColumnMatchesTheTable(t *testing.T) {
-	raw, err := os.ReadFile("../../docs/errors.md")
+	raw, err := os.ReadFile("../../../docs/errors.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,11 +56,11 @@ func TestProducersAgreeWithTheTable(t *testing.T) {
 	names := codeConstants(t)
 	fset := token.NewFileSet()
 	calls := 0
-	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("../../..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && path != "../.." && strings.HasPrefix(d.Name(), ".") {
+		if d.IsDir() && path != "../../.." && strings.HasPrefix(d.Name(), ".") {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || filepath.Dir(path) == "." {
