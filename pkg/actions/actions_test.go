@@ -14,10 +14,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 )
 
 const (
@@ -88,7 +88,7 @@ func toyRegistry(t *testing.T, b *blocker) *registry.Registry {
 func newActions(t *testing.T, cfg Config, b *blocker) (*httptest.Server, string) {
 	t.Helper()
 	path := writeToken(t, actionsToken)
-	tf, err := httpauth.NewTokenFile(path)
+	tf, err := bearer.NewTokenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func call(t *testing.T, url, body string, headers ...string) (*http.Response, st
 	return resp, string(b)
 }
 
-var bearer = []string{"Authorization", "Bearer " + actionsToken}
+var authHeader = []string{"Authorization", "Bearer " + actionsToken}
 
 func TestAuthBeforeRoutingAndIndependentCredentials(t *testing.T) {
 	srv, path := newActions(t, Config{}, nil)
@@ -145,20 +145,20 @@ func TestAuthBeforeRoutingAndIndependentCredentials(t *testing.T) {
 	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, "Authorization", "Bearer "+actionsToken, "Authorization", "Bearer "+actionsToken); resp.StatusCode != 401 {
 		t.Errorf("two Authorization headers: %d", resp.StatusCode)
 	}
-	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":3}`, bearer...); resp.StatusCode != 200 || !strings.Contains(body, `"pad":"ééé"`) {
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":3}`, authHeader...); resp.StatusCode != 200 || !strings.Contains(body, `"pad":"ééé"`) {
 		t.Errorf("valid call: %d %s", resp.StatusCode, body)
 	}
-	if resp, _ := call(t, srv.URL+"/v1/nope", `{}`, bearer...); resp.StatusCode != 404 {
+	if resp, _ := call(t, srv.URL+"/v1/nope", `{}`, authHeader...); resp.StatusCode != 404 {
 		t.Errorf("unknown route with token: %d", resp.StatusCode)
 	}
-	if resp, _ := call(t, srv.URL+"/v1/stdio_only", `{}`, bearer...); resp.StatusCode != 404 {
+	if resp, _ := call(t, srv.URL+"/v1/stdio_only", `{}`, authHeader...); resp.StatusCode != 404 {
 		t.Errorf("operation not exposed to Actions is routed: %d", resp.StatusCode)
 	}
 	// Rotation takes effect on the next request, without a restart.
 	if err := os.WriteFile(path, []byte("rotated-actions-token-0123456789"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode != 401 {
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, authHeader...); resp.StatusCode != 401 {
 		t.Errorf("old token after rotation: %d", resp.StatusCode)
 	}
 	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, "Authorization", "Bearer rotated-actions-token-0123456789"); resp.StatusCode != 200 {
@@ -168,7 +168,7 @@ func TestAuthBeforeRoutingAndIndependentCredentials(t *testing.T) {
 
 func TestErrorsKeepTheMCPBody(t *testing.T) {
 	srv, _ := newActions(t, Config{}, nil)
-	resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":-1,"extra":true}`, bearer...)
+	resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":-1,"extra":true}`, authHeader...)
 	var e struct {
 		Error struct {
 			Code      string         `json:"code"`
@@ -179,7 +179,7 @@ func TestErrorsKeepTheMCPBody(t *testing.T) {
 	if resp.StatusCode != 400 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Code != "INVALID_ARGUMENT" || e.Error.Details["problems"] == nil {
 		t.Fatalf("invalid arguments: %d %s", resp.StatusCode, body)
 	}
-	if resp, body := call(t, srv.URL+"/v1/read_pad", `{`, bearer...); resp.StatusCode != 400 {
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{`, authHeader...); resp.StatusCode != 400 {
 		t.Fatalf("malformed JSON: %d %s", resp.StatusCode, body)
 	}
 }
@@ -187,11 +187,11 @@ func TestErrorsKeepTheMCPBody(t *testing.T) {
 func TestRateLimitPerCredential(t *testing.T) {
 	srv, _ := newActions(t, Config{Rate: "3-M"}, nil)
 	for i := 0; i < 3; i++ {
-		if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode != 200 {
+		if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`, authHeader...); resp.StatusCode != 200 {
 			t.Fatalf("request %d: %d", i, resp.StatusCode)
 		}
 	}
-	resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...)
+	resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, authHeader...)
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "RATE_LIMITED") {
 		t.Fatalf("fourth request: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
@@ -211,7 +211,7 @@ func TestConcurrencyBound(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/block_call", strings.NewReader(`{}`))
-		req.Header.Set(bearer[0], bearer[1])
+		req.Header.Set(authHeader[0], authHeader[1])
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			done <- 0
@@ -225,7 +225,7 @@ func TestConcurrencyBound(t *testing.T) {
 	case code := <-done:
 		t.Fatalf("block_call returned %d before it held the slot", code)
 	}
-	resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...)
+	resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, authHeader...)
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "BUSY") {
 		t.Fatalf("beyond the bound: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
@@ -233,7 +233,7 @@ func TestConcurrencyBound(t *testing.T) {
 	if code := <-done; code != 200 {
 		t.Fatalf("held call: %d", code)
 	}
-	if resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, bearer...); resp.StatusCode != 200 {
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{}`, authHeader...); resp.StatusCode != 200 {
 		t.Fatalf("after the held call returned, the slot is still taken: %d %s", resp.StatusCode, body)
 	}
 }
@@ -241,7 +241,7 @@ func TestConcurrencyBound(t *testing.T) {
 func TestBodyAndResponseBounds(t *testing.T) {
 	srv, _ := newActions(t, Config{MaxBodyBytes: 64}, nil)
 	big := `{"size":1,"x":"` + strings.Repeat("a", 100) + `"}`
-	if resp, _ := call(t, srv.URL+"/v1/read_pad", big, bearer...); resp.StatusCode != 413 {
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", big, authHeader...); resp.StatusCode != 413 {
 		t.Errorf("oversized body: %d", resp.StatusCode)
 	}
 	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/read_pad", io.MultiReader(strings.NewReader(big)))
@@ -257,13 +257,13 @@ func TestBodyAndResponseBounds(t *testing.T) {
 	}
 	// 60,000 two-byte characters: under 100,000 characters although over
 	// 100,000 bytes, so it is returned.
-	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":60000}`, bearer...); resp.StatusCode != 200 || len(body) < 100_000 {
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":60000}`, authHeader...); resp.StatusCode != 200 || len(body) < 100_000 {
 		t.Errorf("result under the character limit: %d (%d bytes)", resp.StatusCode, len(body))
 	}
-	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":120000}`, bearer...); resp.StatusCode != 422 || !strings.Contains(body, "RESPONSE_TOO_LARGE") {
+	if resp, body := call(t, srv.URL+"/v1/read_pad", `{"size":120000}`, authHeader...); resp.StatusCode != 422 || !strings.Contains(body, "RESPONSE_TOO_LARGE") {
 		t.Errorf("oversized read result: %d %.200s", resp.StatusCode, body)
 	}
-	resp, body := call(t, srv.URL+"/v1/write_pad", `{"size":120000}`, bearer...)
+	resp, body := call(t, srv.URL+"/v1/write_pad", `{"size":120000}`, authHeader...)
 	var o Omitted
 	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &o) != nil || !o.Omitted || o.ID != "0123456789abcdef0123456789abcdef" {
 		t.Errorf("oversized write result must be an explicit success: %d %.200s", resp.StatusCode, body)
@@ -282,7 +282,7 @@ func duplicates(n int) *domainerr.Error {
 
 func TestErrorBodiesAreBounded(t *testing.T) {
 	srv, _ := newActions(t, Config{}, nil)
-	resp, body := call(t, srv.URL+"/v1/conflict_pad", `{"size":3000}`, bearer...)
+	resp, body := call(t, srv.URL+"/v1/conflict_pad", `{"size":3000}`, authHeader...)
 	var e struct {
 		Error struct {
 			Code    string `json:"code"`
@@ -309,7 +309,7 @@ func TestErrorBodiesAreBounded(t *testing.T) {
 		t.Fatalf("truncation not stated: truncated=%v kept=%d omitted=%v", d.Truncated, len(d.Matches), d.Omitted)
 	}
 	// A small error is returned whole, without markers.
-	if _, body := call(t, srv.URL+"/v1/conflict_pad", `{"size":2}`, bearer...); strings.Contains(body, "truncated") || strings.Count(body, `"id"`) != 2 {
+	if _, body := call(t, srv.URL+"/v1/conflict_pad", `{"size":2}`, authHeader...); strings.Contains(body, "truncated") || strings.Count(body, `"id"`) != 2 {
 		t.Fatalf("small error changed: %s", body)
 	}
 }

@@ -51,7 +51,7 @@ func TestDocumentRouteWithoutPublicDomain(t *testing.T) {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodGet, url+DocumentPath, nil)
 		if auth {
-			req.Header.Set(bearer[0], bearer[1])
+			req.Header.Set(authHeader[0], authHeader[1])
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

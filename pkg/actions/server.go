@@ -20,12 +20,12 @@ import (
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // RoutePrefix prefixes every operation route: POST /v1/<operation>.
@@ -46,7 +46,7 @@ const maxErrorBytes = MaxResponseChars - len(`{"error":}`+"\n")
 // Config configures the Actions surface.
 type Config struct {
 	// Token authenticates callers; required.
-	Token *httpauth.TokenFile
+	Token *bearer.TokenFile
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// MaxConcurrent bounds Actions calls executing at once.
@@ -102,7 +102,7 @@ func documentHandler(cfg Config) echo.HandlerFunc {
 func rateLimit(lim *limiter.Limiter) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			tok, _ := httpauth.ParseBearer(c.Request().Header)
+			tok, _ := bearer.ParseBearer(c.Request().Header)
 			sum := sha256.Sum256([]byte(tok))
 			ctx, err := lim.Get(c.Request().Context(), hex.EncodeToString(sum[:16]))
 			if err != nil {

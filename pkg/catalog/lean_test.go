@@ -9,10 +9,10 @@ import (
 
 	qri "github.com/qri-io/jsonschema"
 
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // walkSchema calls fn on every subschema of raw, with its JSON pointer.

@@ -8,13 +8,13 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/testkit/actionstest"
 )
 

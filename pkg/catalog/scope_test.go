@@ -3,8 +3,8 @@ package catalog
 import (
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/scope"
 )
 
 // TestEveryOperationHasAScope: every toolset of the catalog maps to OAuth

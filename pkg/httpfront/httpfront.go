@@ -14,9 +14,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpauth"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // New returns an echo instance that never writes to stdout and answers
@@ -41,7 +41,7 @@ func WriteError(c echo.Context, status int, e *domainerr.Error) error {
 // checks) and carry no principal. While tf's file collides with another
 // credential, every other request gets 503 CREDENTIAL_CONFLICT, whatever
 // its headers.
-func Authenticate(tf *httpauth.TokenFile, who principal.Principal, open ...string) echo.MiddlewareFunc {
+func Authenticate(tf *bearer.TokenFile, who principal.Principal, open ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			p := c.Request().URL.Path
@@ -51,7 +51,7 @@ func Authenticate(tf *httpauth.TokenFile, who principal.Principal, open ...strin
 				}
 			}
 			err := tf.Check(c.Request().Header)
-			if errors.Is(err, httpauth.ErrCredentialConflict) {
+			if errors.Is(err, bearer.ErrCredentialConflict) {
 				return WriteError(c, http.StatusServiceUnavailable, domainerr.New(domainerr.CredentialConflict,
 					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
 			}

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 	"github.com/notebridge/notebridge/pkg/testkit/searchcorpus"

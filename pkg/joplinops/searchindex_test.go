@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -16,7 +17,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
-	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 

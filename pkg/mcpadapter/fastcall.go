@@ -9,8 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // The stdio fast path serves a plain tools/call (see parseToolCall) by

@@ -13,10 +13,10 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // Path is where MCP Streamable HTTP is served.
@@ -28,7 +28,7 @@ var healthPaths = []string{"/healthz", "/readyz"}
 // HTTPConfig configures the MCP Streamable HTTP endpoint.
 type HTTPConfig struct {
 	// Token authenticates callers; it is required.
-	Token *httpauth.TokenFile
+	Token *bearer.TokenFile
 	// AllowedOrigins lists extra browser origins (scheme://host[:port]);
 	// loopback origins are always allowed. A request with any other Origin
 	// header gets 403.

@@ -15,10 +15,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 )
 
 const testToken = "0123456789abcdef0123456789abcdef"
@@ -96,7 +96,7 @@ func newGuardedHTTP(t *testing.T, ex *executor.Executor, cfg HTTPConfig) testHTT
 	if err := os.WriteFile(tokenPath, []byte(testToken+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tf, err := httpauth.NewTokenFile(tokenPath)
+	tf, err := bearer.NewTokenFile(tokenPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/principal"
+	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpauth"
-	"github.com/notebridge/notebridge/pkg/oauthrs"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // guard sits between the authenticated front door and mcp-go's Streamable
@@ -34,7 +34,7 @@ type guard struct {
 	streamIdle time.Duration
 	// rs and srv, set when OAuth is on, refuse a tools/call beyond the
 	// token's scopes with HTTP 403 (see scopeRefusal).
-	rs  *oauthrs.Server
+	rs  *resourceserver.Server
 	srv *Server
 }
 
@@ -196,7 +196,7 @@ func isModern(h http.Header, m message) bool {
 // credential identifies the bearer token a request authenticated with by
 // its digest; the token itself is never kept.
 func credential(h http.Header) string {
-	tok, err := httpauth.ParseBearer(h)
+	tok, err := bearer.ParseBearer(h)
 	if err != nil {
 		return ""
 	}

@@ -6,12 +6,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/principal"
+	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
+	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
-	"github.com/notebridge/notebridge/pkg/oauthrs"
-	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/scope"
 )
 
 // OAuthConfig turns on OAuth 2.1 for /mcp: access tokens of our own
@@ -19,7 +19,7 @@ import (
 // Routes (metadata, authorization endpoints) are served without
 // authentication.
 type OAuthConfig struct {
-	Resource *oauthrs.Server
+	Resource *resourceserver.Server
 	// Routes maps exact paths to handlers served without a bearer token.
 	Routes map[string]http.Handler
 }
@@ -30,7 +30,7 @@ type OAuthConfig struct {
 // issuer, audience and expiry, admits it as its grant (principal.OAuth,
 // limited to the grant's scopes). A request with neither gets 401 with the
 // RFC 9728 challenge naming the metadata.
-func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) echo.MiddlewareFunc {
+func authenticateOAuth(tf *bearer.TokenFile, oc *OAuthConfig, open ...string) echo.MiddlewareFunc {
 	rs := oc.Resource
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -44,7 +44,7 @@ func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) 
 				return next(c)
 			}
 			err := tf.Check(r.Header)
-			if errors.Is(err, httpauth.ErrCredentialConflict) {
+			if errors.Is(err, bearer.ErrCredentialConflict) {
 				return httpfront.WriteError(c, http.StatusServiceUnavailable, domainerr.New(domainerr.CredentialConflict,
 					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
 			}
@@ -52,7 +52,7 @@ func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) 
 				c.SetRequest(r.WithContext(principal.With(r.Context(), principal.StaticMCP())))
 				return next(c)
 			}
-			tok, perr := httpauth.ParseBearer(r.Header)
+			tok, perr := bearer.ParseBearer(r.Header)
 			if perr != nil {
 				c.Response().Header().Set("WWW-Authenticate", rs.Challenge())
 				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))

@@ -10,19 +10,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
+	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/oauthrs"
-	"github.com/notebridge/notebridge/pkg/scope"
 )
 
-type tokenTable map[string]oauthrs.Principal
+type tokenTable map[string]resourceserver.Principal
 
-func (tt tokenTable) VerifyAccessToken(_ context.Context, tok string) (oauthrs.Principal, error) {
+func (tt tokenTable) VerifyAccessToken(_ context.Context, tok string) (resourceserver.Principal, error) {
 	if p, ok := tt[tok]; ok {
 		return p, nil
 	}
-	return oauthrs.Principal{}, errors.New("unknown")
+	return resourceserver.Principal{}, errors.New("unknown")
 }
 
 // notesExecutor serves read_thing (a notes read) and write_thing (a notes
@@ -55,7 +55,7 @@ const rsResource = "https://notes.example.com/mcp"
 
 func oauthHTTP(t *testing.T, writes *atomic.Int32, tokens tokenTable) testHTTP {
 	t.Helper()
-	rs, err := oauthrs.New(oauthrs.Config{Resource: rsResource, Issuer: "https://notes.example.com", Verifier: tokens,
+	rs, err := resourceserver.New(resourceserver.Config{Resource: rsResource, Issuer: "https://notes.example.com", Verifier: tokens,
 		Now: func() time.Time { return time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) }})
 	if err != nil {
 		t.Fatal(err)
@@ -64,8 +64,8 @@ func oauthHTTP(t *testing.T, writes *atomic.Int32, tokens tokenTable) testHTTP {
 		Routes: map[string]http.Handler{rs.MetadataPath(): rs.MetadataHandler()}}})
 }
 
-func grantPrincipal(grant string, s ...scope.Scope) oauthrs.Principal {
-	return oauthrs.Principal{GrantID: grant, ClientID: "c", Issuer: "https://notes.example.com", Audience: []string{rsResource},
+func grantPrincipal(grant string, s ...scope.Scope) resourceserver.Principal {
+	return resourceserver.Principal{GrantID: grant, ClientID: "c", Issuer: "https://notes.example.com", Audience: []string{rsResource},
 		Scopes: scope.NewSet(s...), Expires: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
 
@@ -88,7 +88,7 @@ func TestOAuthFrontDoor(t *testing.T) {
 	h := oauthHTTP(t, &writes, tokenTable{
 		"ro-token": grantPrincipal("g-ro", scope.NotesRead),
 		"rw-token": grantPrincipal("g-rw", scope.NotesRead, scope.NotesWrite),
-		"foreign-token": func() oauthrs.Principal {
+		"foreign-token": func() resourceserver.Principal {
 			p := grantPrincipal("g-x", scope.NotesWrite)
 			p.Audience = []string{"https://other/mcp"}
 			return p

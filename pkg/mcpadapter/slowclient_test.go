@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 )
 
@@ -25,7 +25,7 @@ func serveReal(t *testing.T, to httpfront.Timeouts, cfg HTTPConfig) string {
 	if err := os.WriteFile(tokenPath, []byte(testToken), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tf, err := httpauth.NewTokenFile(tokenPath)
+	tf, err := bearer.NewTokenFile(tokenPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/catalog"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinid"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
@@ -192,7 +192,7 @@ func checkJoplinTokenFile(path string) error {
 	if strings.TrimSpace(string(b)) == "" {
 		return fmt.Errorf("the Joplin token file %s is empty; Joplin calls will fail with JOPLIN_AUTH_FAILED", path)
 	}
-	if err := httpauth.CheckPrivateFile(path); err != nil {
+	if err := bearer.CheckPrivateFile(path); err != nil {
 		return fmt.Errorf("the Joplin token file %s: %w", path, err)
 	}
 	return nil

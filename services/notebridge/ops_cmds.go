@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 )
 
 // runHealthcheck probes a health URL and exits non-zero unless it answers
@@ -89,7 +89,7 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 		path := filepath.Join(*dir, name)
 		state, err := "", error(nil)
 		if name == "joplin-token" && *importJoplin != "" {
-			state, err = "imported", httpauth.ImportTokenFile(*importJoplin, path)
+			state, err = "imported", bearer.ImportTokenFile(*importJoplin, path)
 		} else {
 			var created bool
 			created, err = writeNewToken(path)

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 )
 
@@ -66,7 +66,7 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 // that the three credentials are distinct; the Actions token file keeps
 // checking on every request.
 func actionsListener(c *config, a *app) (listener, error) {
-	token, err := httpauth.NewTokenFile(c.ActionsTokenFile)
+	token, err := bearer.NewTokenFile(c.ActionsTokenFile)
 	if err != nil {
 		return listener{}, fmt.Errorf("Actions %w", err)
 	}

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // FuzzCall feeds arbitrary argument bytes through the whole executor: it

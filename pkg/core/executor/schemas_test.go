@@ -8,9 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // badSchemaRegistry holds one operation whose input schema passes the

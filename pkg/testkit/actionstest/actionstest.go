@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 )
 
 const token = "actionstest-bearer-token-0123456789"
@@ -31,7 +31,7 @@ func Caller(t testing.TB, ex *executor.Executor) func(ctx context.Context, name 
 	if err := os.WriteFile(path, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tf, err := httpauth.NewTokenFile(path)
+	tf, err := bearer.NewTokenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

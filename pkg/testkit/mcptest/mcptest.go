@@ -19,8 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 )
 
@@ -132,7 +132,7 @@ func HTTP(t testing.TB, srv *mcpadapter.Server) *client.Client {
 	if err := os.WriteFile(path, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tf, err := httpauth.NewTokenFile(path)
+	tf, err := bearer.NewTokenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
