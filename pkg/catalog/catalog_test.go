@@ -17,7 +17,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -10,8 +10,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/okfops"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // initializeInstructions answers an MCP initialize on a server built for

@@ -7,15 +7,15 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/actions"
 	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/testkit/actionstest"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // countingCatalog is the real catalog with every handler replaced by one

@@ -10,7 +10,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // sizeGoals are the issue #14 budgets for the tools/list result, in compact

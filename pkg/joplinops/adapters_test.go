@@ -5,12 +5,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/actions"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/testkit/actionstest"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // TestScenariosThroughMCPAdapters runs every scenario against the fake

@@ -14,10 +14,10 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // bridge is an in-process bridge pointed at a real Joplin.

@@ -23,7 +23,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // The resource benchmarks move a 25 MiB random payload through a bridge

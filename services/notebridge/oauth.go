@@ -9,14 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/actions"
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
 	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
+	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // The owner passphrase files: the passphrase itself, for the operator

@@ -10,10 +10,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/actions"
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 
 // runServe is the service the container runs: MCP Streamable HTTP with

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/actions"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
 
 // TestNoteChangesConsequentiality: previewing note changes is a read

@@ -14,7 +14,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 
 // serveReal serves the real MCP handler behind httpfront's server with the

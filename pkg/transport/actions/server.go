@@ -25,7 +25,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 
 // RoutePrefix prefixes every operation route: POST /v1/<operation>.

@@ -16,7 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 
 // Path is where MCP Streamable HTTP is served.

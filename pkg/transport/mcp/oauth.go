@@ -11,7 +11,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
 	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 
 // OAuthConfig turns on OAuth 2.1 for /mcp: access tokens of our own

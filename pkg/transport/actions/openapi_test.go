@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/actions"
 	"github.com/notebridge/notebridge/pkg/catalog"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -57,7 +57,7 @@ func TestOpenAPIGoldenAndDeterministic(t *testing.T) {
 		t.Fatalf("missing golden (run with -update): %v", err)
 	}
 	if !bytes.Equal(a, want) {
-		t.Fatalf("%s drifted; review and run `go test ./pkg/actions -run Golden -update`", path)
+		t.Fatalf("%s drifted; review and run `go test ./pkg/transport/actions -run Golden -update`", path)
 	}
 }
 
