@@ -4,16 +4,16 @@ package catalog
 
 import (
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/index"
 	"sort"
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin/receipts"
+	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/okfops"
-	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // Toolsets lists the known toolsets, in catalog order.
@@ -76,7 +76,7 @@ func Build(cfg Config) (*registry.Registry, error) {
 		var opts []joplinops.Option
 		if cfg.JoplinLockDir != "" {
 			opts = append(opts, joplinops.WithCreateLockDir(cfg.JoplinLockDir),
-				joplinops.WithReceiptDir(cfg.JoplinLockDir, notereceipt.DefaultLimits))
+				joplinops.WithReceiptDir(cfg.JoplinLockDir, receipts.DefaultLimits))
 		}
 		if cfg.JoplinSync != nil {
 			opts = append(opts, joplinops.WithSyncState(cfg.JoplinSync))

@@ -8,8 +8,8 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 

@@ -17,13 +17,13 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinid"
-	"github.com/notebridge/notebridge/pkg/joplinindex"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/identity"
+	"github.com/notebridge/notebridge/pkg/joplin/index"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okfops"
-	"github.com/notebridge/notebridge/pkg/syncstate"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -103,7 +103,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 		SyncGeneration: syncState.Generation})
 	// The bridge serves the Joplin it first met, until the operator
 	// accepts another (`notebridge joplin forget`).
-	guard := joplinid.New(jc, c.StateDir, log)
+	guard := identity.New(jc, c.StateDir, log)
 	guard.OnAccept = index.Rebuild
 	jc.SetGuard(guard)
 	reg, err := catalog.Build(catalog.Config{

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )

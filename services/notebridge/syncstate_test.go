@@ -12,7 +12,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/syncstate"
+	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
 )
 
 // NotebookScenarios covers the notebook operations.

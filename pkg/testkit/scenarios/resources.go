@@ -17,8 +17,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
 )
 
 // ResourceScenarios covers the resource operations.

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
 )
 
 // TagScenarios covers the tag operations.

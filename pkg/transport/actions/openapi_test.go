@@ -11,8 +11,8 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/catalog"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
 
