@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
-	"github.com/notebridge/notebridge/pkg/catalog"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
@@ -23,7 +22,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
-	"github.com/notebridge/notebridge/pkg/okfops"
+	"github.com/notebridge/notebridge/pkg/okf/ops"
+	"github.com/notebridge/notebridge/pkg/toolsets"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -71,7 +71,7 @@ func setup(name string, args []string, stderr io.Writer, withHTTP bool, extra fu
 }
 
 func newApp(c *config, log *slog.Logger) (*app, error) {
-	toolsets, err := catalog.ParseToolsets(c.Toolsets)
+	enabled, err := toolsets.Parse(c.Toolsets)
 	if err != nil {
 		return nil, err
 	}
@@ -106,9 +106,9 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	guard := identity.New(jc, c.StateDir, log)
 	guard.OnAccept = index.Rebuild
 	jc.SetGuard(guard)
-	reg, err := catalog.Build(catalog.Config{
+	reg, err := toolsets.Build(toolsets.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
-		Enabled: toolsets, ReadOnly: c.ReadOnly,
+		Enabled: enabled, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/catalog"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/toolsets"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
 
@@ -27,7 +27,7 @@ func catalogRegistry(t *testing.T) *registry.Registry {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := catalog.Build(catalog.Config{Joplin: jc, JoplinLimits: joplinops.DefaultLimits})
+	reg, err := toolsets.Build(toolsets.Config{Joplin: jc, JoplinLimits: joplinops.DefaultLimits})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 )
 
 type searchIn struct {
@@ -46,7 +46,7 @@ func (o *Ops) searchConcepts() registry.Operation {
 				if err != nil {
 					return err
 				}
-				return b.ScanCached(ctx, conceptsOnly(files), bundle.WholeFile, fcache.Searchable, deriveSearch, func(f bundle.File, v any) error {
+				return b.ScanCached(ctx, conceptsOnly(files), bundle.WholeFile, filecache.Searchable, deriveSearch, func(f bundle.File, v any) error {
 					if err, ok := v.(error); ok {
 						return err
 					}

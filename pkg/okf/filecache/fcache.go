@@ -1,4 +1,4 @@
-// Package fcache is the process-wide manifest cache of OKF bundles: per
+// Package filecache is the process-wide manifest cache of OKF bundles: per
 // visible file, values derived from its content (digest, frontmatter
 // summary, conformance problems, search fields, links), keyed by the file's
 // stat. It is an optimisation, never the authority: a value is returned
@@ -11,7 +11,7 @@
 // directory, so a path replaced by another directory gets a fresh cache.
 // A bundle's entries are dropped after TTL without use, and only the
 // MaxBundles most recently used bundles are kept.
-package fcache
+package filecache
 
 import (
 	"sync"

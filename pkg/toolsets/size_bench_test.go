@@ -1,4 +1,4 @@
-package catalog
+package toolsets
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func toolsListResult(tb testing.TB, toolsets []string, readOnly bool) (result []
 // and whether each is within its issue #14 goal. Missing a goal is stated
 // in the report, not failed as a test.
 //
-//	go test ./pkg/catalog -run '^$' -bench CatalogSize -benchtime 1x
+//	go test ./pkg/toolsets -run '^$' -bench CatalogSize -benchtime 1x
 func BenchmarkCatalogSize(b *testing.B) {
 	for _, g := range sizeGoals {
 		name := strings.Join(g.toolsets, "+")

@@ -1,4 +1,4 @@
-package catalog
+package toolsets
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/ops"
-	"github.com/notebridge/notebridge/pkg/okfops"
+	"github.com/notebridge/notebridge/pkg/okf/ops"
 	"github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 

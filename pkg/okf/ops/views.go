@@ -8,7 +8,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 )
 
-// The per-file views below are what the manifest cache (pkg/okf/fcache)
+// The per-file views below are what the manifest cache (pkg/okf/filecache)
 // keeps for the read operations: small, immutable, and holding no
 // reference into the file's bytes (every string is cloned), so 10,000
 // concepts stay within a few tens of MiB. A derive function returns an

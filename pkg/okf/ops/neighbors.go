@@ -7,7 +7,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 )
 
 type neighborsIn struct {
@@ -78,7 +78,7 @@ func (o *Ops) getNeighbors() registry.Operation {
 				for _, s := range d.Project().Sources {
 					out.Sources = append(out.Sources, resolveSource(in.ConceptID, s, exists))
 				}
-				return b.ScanCached(ctx, conceptsOnly(files), bundle.WholeFile, fcache.Links, deriveLinks, func(f bundle.File, v any) error {
+				return b.ScanCached(ctx, conceptsOnly(files), bundle.WholeFile, filecache.Links, deriveLinks, func(f bundle.File, v any) error {
 					if err, ok := v.(error); ok {
 						return err
 					}

@@ -1,4 +1,4 @@
-package catalog
+package toolsets
 
 import (
 	"bytes"
@@ -107,17 +107,17 @@ func TestRegistryRejectsBadOperations(t *testing.T) {
 	}
 }
 
-func TestParseToolsets(t *testing.T) {
-	if got, err := ParseToolsets(""); err != nil || len(got) != len(Toolsets) {
+func TestParse(t *testing.T) {
+	if got, err := Parse(""); err != nil || len(got) != len(Toolsets) {
 		t.Fatalf("default: %v %v", got, err)
 	}
-	if _, err := ParseToolsets("joplin,nope"); err == nil {
+	if _, err := Parse("joplin,nope"); err == nil {
 		t.Fatal("unknown toolset accepted")
 	}
 }
 
 // TestToolsListGolden snapshots the MCP tools/list answer. Run
-// `go test ./pkg/catalog -run Golden -update` to accept a deliberate change.
+// `go test ./pkg/toolsets -run Golden -update` to accept a deliberate change.
 func TestToolsListGolden(t *testing.T) {
 	for _, tr := range []registry.Transport{registry.MCPStdio, registry.MCPHTTP} {
 		got := toolsList(t, fullRegistry(t), tr)
@@ -179,7 +179,7 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Fatalf("missing golden file %s (run with -update): %v", path, err)
 	}
 	if !bytes.Equal(want, got) {
-		t.Fatalf("%s drifted; review the change and run `go test ./pkg/catalog -run Golden -update`\n--- got ---\n%s", path, got)
+		t.Fatalf("%s drifted; review the change and run `go test ./pkg/toolsets -run Golden -update`\n--- got ---\n%s", path, got)
 	}
 }
 

@@ -1,6 +1,6 @@
-// Package catalog assembles the registry from the enabled toolsets. It is
+// Package toolsets assembles the registry from the enabled toolsets. It is
 // the one place that decides which operation sets exist and in what order.
-package catalog
+package toolsets
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
-	"github.com/notebridge/notebridge/pkg/okfops"
+	"github.com/notebridge/notebridge/pkg/okf/ops"
 )
 
 // Toolsets lists the known toolsets, in catalog order.
@@ -44,8 +44,8 @@ type Config struct {
 	ReadOnly bool
 }
 
-// ParseToolsets parses a comma-separated toolset list.
-func ParseToolsets(s string) ([]string, error) {
+// Parse parses a comma-separated toolset list.
+func Parse(s string) ([]string, error) {
 	if strings.TrimSpace(s) == "" {
 		return append([]string(nil), Toolsets...), nil
 	}

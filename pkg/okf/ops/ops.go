@@ -13,7 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 )
 
@@ -35,8 +35,8 @@ type Config struct {
 	// StoreHook is passed to the store (fault injection in tests).
 	StoreHook func(step string) error
 	// Cache is the manifest cache reads and revisions reuse (nil:
-	// fcache.Default). Tests inject one with their own clock.
-	Cache *fcache.Cache
+	// filecache.Default). Tests inject one with their own clock.
+	Cache *filecache.Cache
 }
 
 // Ops holds the OKF operations' configuration.
@@ -50,7 +50,7 @@ func Operations(cfg Config) []registry.Operation {
 		cfg.Limits = bundle.DefaultLimits
 	}
 	if cfg.Cache == nil {
-		cfg.Cache = fcache.Default
+		cfg.Cache = filecache.Default
 	}
 	o := &Ops{cfg: cfg}
 	return []registry.Operation{

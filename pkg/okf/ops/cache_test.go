@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/fwatch"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
@@ -19,12 +19,12 @@ import (
 // agedCache is a manifest cache whose clock runs an hour ahead, so every
 // file a test writes is past the racy window and cached at once: only the
 // stat key can then tell a changed file from an unchanged one.
-func agedCache() *fcache.Cache {
-	return fcache.New(fcache.Options{Clock: func() time.Time { return time.Now().Add(time.Hour) }})
+func agedCache() *filecache.Cache {
+	return filecache.New(filecache.Options{Clock: func() time.Time { return time.Now().Add(time.Hour) }})
 }
 
 // cachedFiles is how many files c holds for the bundle at dir.
-func cachedFiles(t *testing.T, c *fcache.Cache, dir string) int {
+func cachedFiles(t *testing.T, c *filecache.Cache, dir string) int {
 	t.Helper()
 	r, err := safefs.Open(dir)
 	if err != nil {
@@ -198,7 +198,7 @@ func TestWriteDoesNotTrustAStaleDigest(t *testing.T) {
 	if err := unix.Stat(filepath.Join(dir, rel), &st); err != nil {
 		t.Fatal(err)
 	}
-	b.Put(rel, statkey.Of(&st), fcache.Digest, "0000000000000000000000000000000000000000000000000000000000000000", b.Now())
+	b.Put(rel, statkey.Of(&st), filecache.Digest, "0000000000000000000000000000000000000000000000000000000000000000", b.Now())
 	before, _ := os.ReadFile(filepath.Join(dir, rel))
 	_, derr := h.call(t, "write_concept", map[string]any{"bundle_path": dir, "concept_id": "metrics/bookings",
 		"content": "---\ntype: Metric\ntitle: New\nstale_after: 2027-01-01T00:00:00Z\n---\n"})

@@ -7,7 +7,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 )
 
@@ -78,7 +78,7 @@ func (o *Ops) validate(ctx context.Context, b *bundle.Bundle) (validateOut, erro
 		return out, err
 	}
 	var probe bundle.Probe
-	err = b.ScanCached(ctx, markdown(files), bundle.WholeFile, fcache.Problems, deriveCheck, func(f bundle.File, v any) error {
+	err = b.ScanCached(ctx, markdown(files), bundle.WholeFile, filecache.Problems, deriveCheck, func(f bundle.File, v any) error {
 		if err, ok := v.(error); ok {
 			return err
 		}

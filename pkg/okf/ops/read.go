@@ -9,7 +9,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 )
 
@@ -62,7 +62,7 @@ func (o *Ops) listConcepts() registry.Operation {
 				var probe bundle.Probe
 				now := time.Now()
 				out.Concepts = []ConceptSummary{}
-				err = b.ScanCached(ctx, conceptsOnly(files), bundle.FrontmatterOnly, fcache.Summary, deriveList, func(f bundle.File, v any) error {
+				err = b.ScanCached(ctx, conceptsOnly(files), bundle.FrontmatterOnly, filecache.Summary, deriveList, func(f bundle.File, v any) error {
 					if err, ok := v.(error); ok {
 						return err
 					}

@@ -13,7 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"github.com/notebridge/notebridge/pkg/okf/store"
 )
@@ -25,7 +25,7 @@ func benchExec(b *testing.B) *executor.Executor { return benchExecWith(b, Config
 // coldExec is an executor with an empty manifest cache of its own, for
 // figures of a call with nothing cached.
 func coldExec(b *testing.B) *executor.Executor {
-	return benchExecWith(b, Config{Cache: fcache.New(fcache.DefaultOptions)})
+	return benchExecWith(b, Config{Cache: filecache.New(filecache.DefaultOptions)})
 }
 
 func benchExecWith(b *testing.B, cfg Config) *executor.Executor {
