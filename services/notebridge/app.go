@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
@@ -21,7 +20,6 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/index"
 	"github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
-	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okf/ops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
 )
@@ -95,8 +93,8 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if limits.MaxResourceBytes <= 0 {
 		return nil, errors.New("--max-resource-bytes must be positive")
 	}
-	okfRoots := splitList(c.OKFRoots)
-	if err := bundle.CheckRoots(okfRoots); err != nil {
+	okfRoots, err := okfops.ParseRoots(c.OKFRoots)
+	if err != nil {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
 	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
@@ -114,14 +112,8 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	jr := writejournal.Open(c.StateDir)
-	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log), executor.WithUncertainWriteSink(func(u executor.UncertainWrite) {
-		if err := jr.Append(uncertainEntry(u)); err != nil {
-			log.Error("cannot record an uncertain write in the operator journal", "operation", u.Operation, "err", err)
-			return
-		}
-		log.Warn("uncertain write recorded in the operator journal", "operation", u.Operation, "journal", jr.Path())
-	}))
+	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log),
+		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)))
 	if err != nil {
 		return nil, err
 	}
@@ -134,25 +126,6 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 func (a *app) followSync(c *config) {
 	if c.SyncStateDir != "" {
 		a.index.Start()
-	}
-}
-
-// uncertainEntry keeps only object ids from the error details: no titles,
-// bodies or content reach the journal.
-func uncertainEntry(u executor.UncertainWrite) writejournal.Entry {
-	objects := map[string]string{}
-	for k, v := range u.Err.Details {
-		if s, ok := v.(string); ok && (k == "id" || strings.HasSuffix(k, "_id") || k == "idempotency_key") {
-			objects[k] = s
-		}
-	}
-	known := "the write reached Joplin but its outcome could not be confirmed (no answer, or an error answer and no conclusive check); check whether the named object exists before retrying"
-	if _, okf := objects["idempotency_key"]; okf {
-		known = "the OKF commit passed its point of no return but did not finish; the next write to the bundle completes it, and retrying the identical request returns its receipt"
-	}
-	return writejournal.Entry{
-		Time: time.Now().UTC(), Operation: u.Operation, ArgsSHA256: u.ArgsSHA256, Transport: string(u.Transport),
-		Code: string(u.Err.Code), Objects: objects, Known: known,
 	}
 }
 

@@ -8,6 +8,7 @@ package okfops
 
 import (
 	"context"
+	"strings"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/schema"
@@ -37,6 +38,22 @@ type Config struct {
 	// Cache is the manifest cache reads and revisions reuse (nil:
 	// filecache.Default). Tests inject one with their own clock.
 	Cache *filecache.Cache
+}
+
+// ParseRoots reads the operator's comma-separated list of allowed bundle
+// roots (--okf-roots), dropping empty items: every root must be an
+// absolute, clean path.
+func ParseRoots(list string) ([]string, error) {
+	var roots []string
+	for _, r := range strings.Split(list, ",") {
+		if r = strings.TrimSpace(r); r != "" {
+			roots = append(roots, r)
+		}
+	}
+	if err := bundle.CheckRoots(roots); err != nil {
+		return nil, err
+	}
+	return roots, nil
 }
 
 // Ops holds the OKF operations' configuration.
