@@ -8,10 +8,10 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
-	"github.com/notebridge/notebridge/pkg/okf/ops"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // initializeInstructions answers an MCP initialize on a server built for

@@ -11,7 +11,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // TestNoOperationRunsWithoutAPrincipal: every operation of the real

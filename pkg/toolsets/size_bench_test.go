@@ -8,9 +8,9 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // sizeGoals are the issue #14 budgets for the tools/list result, in compact

@@ -4,16 +4,16 @@ package toolsets
 
 import (
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/joplin/index"
 	"sort"
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
-	"github.com/notebridge/notebridge/pkg/okf/ops"
+	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
 )
 
 // Toolsets lists the known toolsets, in catalog order.

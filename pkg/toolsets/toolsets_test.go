@@ -15,9 +15,9 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/schema"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

@@ -15,12 +15,12 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
-	"github.com/notebridge/notebridge/pkg/joplin/index"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
-	"github.com/notebridge/notebridge/pkg/okf/ops"
+	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
 )
 

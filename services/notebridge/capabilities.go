@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 type capabilities struct {

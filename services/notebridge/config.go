@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // config holds every setting. Each flag --x-y also reads NOTEBRIDGE_X_Y;

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 )
 
 // joplinHealth tells the container health check about a Joplin that

@@ -16,7 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // runStdio serves MCP over stdin/stdout. It opens no listener and needs no

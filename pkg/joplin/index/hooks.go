@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // TestScenariosThroughMCPAdapters runs every scenario against the fake

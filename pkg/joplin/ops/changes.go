@@ -18,7 +18,7 @@ const MaxPlanNotes = 100
 // maxChanges bounds the change items of one plan.
 const maxChanges = 1000
 
-// The change operations beyond the body edits of noteedit.
+// The change operations beyond the body edits of package edits.
 const (
 	opTitle  = "title"
 	opMove   = "move"

@@ -6,11 +6,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
 	"path/filepath"
 	"slices"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 )
 

@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/edits"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 )

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // confirmCreate settles a create that sent object id and failed with err.

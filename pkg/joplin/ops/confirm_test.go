@@ -12,8 +12,8 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 )

@@ -13,11 +13,11 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // bridge is an in-process bridge pointed at a real Joplin.

@@ -3,11 +3,11 @@ package joplinops
 import (
 	"context"
 	"encoding/json"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
 	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // loadNote reads one note (trashed or not) with the given fields.

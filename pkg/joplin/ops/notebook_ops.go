@@ -9,7 +9,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // Notebook is one Joplin notebook as the notebook operations return it.

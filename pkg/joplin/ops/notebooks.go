@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // apiFolder is a notebook as Joplin encodes it.

@@ -4,8 +4,8 @@ package joplinops
 
 import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/index"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 )

@@ -21,9 +21,9 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // The resource benchmarks move a 25 MiB random payload through a bridge

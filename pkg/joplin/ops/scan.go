@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // linkPattern finds Joplin item links (":/<id>") in Markdown bodies.

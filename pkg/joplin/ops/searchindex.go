@@ -1,6 +1,6 @@
 package joplinops
 
-import "github.com/notebridge/notebridge/pkg/joplin/index"
+import joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 
 // WithSearchIndex makes search answer from the embedded index x. x keeps
 // itself fresh: the client tells it of every write these operations make

@@ -6,7 +6,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/index"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 )
 
 type statusOut struct {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // Tag is a Joplin tag. Joplin keeps a tag's case and compares titles

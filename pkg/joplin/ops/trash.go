@@ -2,10 +2,10 @@ package joplinops
 
 import (
 	"context"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
 	"sort"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // TrashItem is one trashed note or notebook.

@@ -5,11 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"sync"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"

@@ -2,13 +2,13 @@ package filecache
 
 import (
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // TestThroughMCPAdapters runs the OKF tools through the real MCP stdio and

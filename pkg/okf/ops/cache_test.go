@@ -2,7 +2,6 @@ package okfops
 
 import (
 	"bytes"
-	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,6 +13,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/fwatch"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
+
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 )
 
 // agedCache is a manifest cache whose clock runs an hour ahead, so every

@@ -3,7 +3,6 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"io"
 	"runtime"
 	"sort"
@@ -13,6 +12,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
+
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 )
 
 // FileState is one visible file's content digest.

@@ -21,7 +21,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/transport/mcp"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // CallFunc calls one tool and returns its structured result or domain error.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // NoteScenarios covers listing, relations, update, trash and restore of

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
 // Env is what a scenario needs.

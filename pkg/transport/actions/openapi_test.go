@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	"github.com/notebridge/notebridge/pkg/joplin/client"
-	"github.com/notebridge/notebridge/pkg/joplin/ops"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
