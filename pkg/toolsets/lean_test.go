@@ -9,9 +9,9 @@ import (
 
 	qri "github.com/qri-io/jsonschema"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 

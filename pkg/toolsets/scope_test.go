@@ -3,8 +3,8 @@ package toolsets
 import (
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // TestEveryOperationHasAScope: every toolset of the catalog maps to OAuth

@@ -13,8 +13,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
-	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
 	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )

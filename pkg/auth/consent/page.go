@@ -26,7 +26,7 @@ import (
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // Config configures the page.

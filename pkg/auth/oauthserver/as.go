@@ -25,7 +25,7 @@ import (
 	"github.com/ory/fosite/handler/oauth2"
 
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // The endpoints, on the issuer's origin.

@@ -8,7 +8,7 @@ import (
 
 	"github.com/ory/fosite"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // maxFormBytes bounds an authorization, token or revocation request body.

@@ -13,7 +13,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // Bounds of a registration document.

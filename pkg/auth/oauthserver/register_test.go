@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // TestRegistrationRefusals: malformed, oversized and unsafe documents are

@@ -15,7 +15,7 @@ import (
 
 	"github.com/ory/fosite"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 )
 

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // Principal is what a valid access token grants.

@@ -16,10 +16,10 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
-	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 	"github.com/notebridge/notebridge/pkg/internal/jsonscan"
 )
 

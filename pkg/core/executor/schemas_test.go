@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 )
 

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )

@@ -21,9 +21,9 @@ import (
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )

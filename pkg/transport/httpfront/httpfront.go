@@ -15,8 +15,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 )
 
 // New returns an echo instance that never writes to stdout and answers

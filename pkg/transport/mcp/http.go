@@ -14,8 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 

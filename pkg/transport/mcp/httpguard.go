@@ -14,9 +14,9 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 )
 
 // guard sits between the authenticated front door and mcp-go's Streamable

@@ -7,10 +7,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
-	"github.com/notebridge/notebridge/pkg/auth/principal"
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
-	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 

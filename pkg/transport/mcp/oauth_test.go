@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
-	"github.com/notebridge/notebridge/pkg/auth/scope"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 type tokenTable map[string]resourceserver.Principal

@@ -7,7 +7,7 @@ package principal
 import (
 	"context"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // Kind says how a caller authenticated.

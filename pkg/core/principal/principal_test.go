@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/auth/scope"
+	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 func TestZeroPrincipalIsNobody(t *testing.T) {
