@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/oauthas"
+	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 )
 
 // oauthUsage lists the operator's OAuth commands.
@@ -44,7 +44,7 @@ func runOAuth(args []string, stdout, stderr io.Writer) error {
 	default:
 		return unknownCommand("oauth", sub)
 	}
-	op, err := oauthas.OpenOperator(c.StateDir)
+	op, err := oauthserver.OpenOperator(c.StateDir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.StateDir, err)
 	}
@@ -69,7 +69,7 @@ func runOAuth(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func listClients(op *oauthas.Operator, stdout io.Writer) error {
+func listClients(op *oauthserver.Operator, stdout io.Writer) error {
 	clients, err := op.Clients()
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func listClients(op *oauthas.Operator, stdout io.Writer) error {
 	return printTable(stdout, "CLIENT\tNAME (CLAIMED)\tREGISTERED\tVIA\tAUTH\tGRANTS\tREDIRECT URIS", rows)
 }
 
-func listGrants(op *oauthas.Operator, stdout io.Writer) error {
+func listGrants(op *oauthserver.Operator, stdout io.Writer) error {
 	grants, err := op.Grants()
 	if err != nil {
 		return err
