@@ -27,8 +27,12 @@ func runOAuth(args []string, stdout, stderr io.Writer) error {
 	sub, args := args[0], args[1:]
 	var id string
 	if sub == "revoke" {
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return usageError("notebridge oauth revoke needs a grant or client ID (see notebridge oauth grants and oauth clients)")
+		// An ID that begins with "-" (client IDs issued before they were
+		// kept from it) is named after "--".
+		if len(args) > 1 && args[0] == "--" {
+			args = args[1:]
+		} else if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return usageError("notebridge oauth revoke needs a grant or client ID (see notebridge oauth grants and oauth clients; an ID that begins with - goes after --)")
 		}
 		id, args = args[0], args[1:]
 	}

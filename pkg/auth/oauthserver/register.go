@@ -172,7 +172,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	if reg.AuthMethod == "" {
 		reg.AuthMethod = authBasic // RFC 7591 §2
 	}
-	id := randomString(24)
+	id := newClientID()
 	rec := clientRecord{ID: id, Name: reg.ClientName, RedirectURIs: reg.RedirectURIs, GrantTypes: reg.GrantTypes,
 		Scopes: stringsOf(scopes), AuthMethod: reg.AuthMethod, RegisteredAt: s.cfg.Now().UTC(), RegisteredVia: "dcr"}
 	var secret string
@@ -210,6 +210,17 @@ func stringsOf(s scope.Set) []string {
 		out = append(out, string(sc))
 	}
 	return out
+}
+
+// newClientID returns a random client ID (24 bytes, base64url) that does
+// not begin with "-", so an operator can pass it to a command as an
+// argument and not a flag.
+func newClientID() string {
+	for {
+		if id := randomString(24); id[0] != '-' {
+			return id
+		}
+	}
 }
 
 // randomString returns n random bytes, base64url-encoded.
