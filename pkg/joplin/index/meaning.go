@@ -77,6 +77,8 @@ type meaning struct {
 	// dimErr is the provider's change of dimension: shown until vectors of
 	// the stored dimension come back.
 	dimErr error
+	// pruned is when unused vectors were last removed (embedLoop only).
+	pruned time.Time
 	cache  *queryCache
 }
 
@@ -258,12 +260,17 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	if chunked+embedded > 0 {
 		x.signal("embedded")
 	}
-	if idle && was != MeaningReady && !failed {
-		x.cfg.Log.Info("search by meaning is ready", "chunks", counts.Done, "refused", counts.Failed)
+	if idle && !failed && (was != MeaningReady || time.Since(m.pruned) >= time.Hour) {
+		// The vectors of chunks edited away go when all is embedded, and
+		// at most hourly after that.
 		if err := ix.PruneVectors(ctx); err != nil {
 			return false, err
 		}
 		x.pruneStore(ctx, ix)
+		m.pruned = time.Now()
+	}
+	if idle && was != MeaningReady && !failed {
+		x.cfg.Log.Info("search by meaning is ready", "chunks", counts.Done, "refused", counts.Failed)
 		x.signal("meaning ready")
 	}
 	return !idle && chunked+embedded > 0, nil
