@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/catalog"
-	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/httpfront"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/toolsets"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // config holds every setting. Each flag --x-y also reads NOTEBRIDGE_X_Y;
@@ -40,6 +40,10 @@ type config struct {
 	MaxResource     int64
 	MemoryLimit     byteSize
 	OKFRoots        string
+
+	EmbeddingsURL     string
+	EmbeddingsModel   string
+	EmbeddingsKeyFile string
 
 	ActionsEnabled       bool
 	ActionsTokenFile     string
@@ -91,7 +95,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.StringVar(&c.SyncStateDir, "sync-state-dir", "", "directory the Joplin container shares its sync state in (status.json; compose: /sync): "+
 		"joplin_status reports it, and a sync is requested there after every write")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
-	fs.StringVar(&c.Tools, "tools", catalog.ProfileAll, "MCP tools listed: all, or core (search, read, list, create, edit; find_tools and call_tool reach the rest)")
+	fs.StringVar(&c.Tools, "tools", toolsets.ProfileAll, "MCP tools listed: all, or core (search, read, list, create, edit; find_tools and call_tool reach the rest)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
@@ -102,6 +106,10 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.Var(&c.MemoryLimit, "memory-limit", "soft memory limit of the Go runtime, a `size` such as 64MiB or 1GiB, or off. "+
 		"Near it the garbage collector works harder; it never stops the process. The GOMEMLIMIT environment variable, when set, wins")
 	fs.StringVar(&c.OKFRoots, "okf-roots", "", "comma-separated absolute directories that OKF bundle_path must lie in; when set, OKF tools are also served over MCP HTTP (never over Actions)")
+	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", "", "base URL of an OpenAI-compatible embeddings API you run (e.g. http://localhost:11434/v1 for Ollama; /embeddings is appended); "+
+		"when set, note text is sent there to search by meaning. Off when empty: nothing leaves the machine")
+	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", "", "embedding model name sent to --embeddings-url (e.g. nomic-embed-text)")
+	fs.StringVar(&c.EmbeddingsKeyFile, "embeddings-key-file", "", "file (mode 0600) holding the key sent to --embeddings-url as a bearer token; none when empty")
 	if withHTTP {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
 		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")

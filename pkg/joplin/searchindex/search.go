@@ -1,0 +1,225 @@
+package searchindex
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+)
+
+// Hit is one matching note.
+type Hit struct {
+	RID                 int64 // the note's row id in the index
+	ID, Title, ParentID string
+	Deleted, Updated    int64
+	// Snippet is a short extract with matched terms between ** and **;
+	// empty when the query has no text term to rank by.
+	Snippet string
+}
+
+// Options shape a search.
+type Options struct {
+	Limit, Offset  int
+	IncludeTrashed bool
+	// NoSnippets leaves Hit.Snippet empty (see Snippets): a hybrid search
+	// ranks many more hits than it shows.
+	NoSnippets bool
+}
+
+// Snippet markers around matched terms.
+const (
+	MarkOpen  = "**"
+	MarkClose = "**"
+)
+
+// Search runs q. Text terms are ranked by BM25 (title hits weigh 10 times
+// body hits); a query of filters only, or any:1 mixing text and filters,
+// is ordered by most recently updated. It returns one more hit than
+// opts.Limit when there are more.
+func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, error) {
+	sqlText, args := build(q, opts)
+	rows, err := ix.db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, wrap(err, "search the index")
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Updated, &h.Snippet); err != nil {
+			return nil, wrap(err, "search the index")
+		}
+		hits = append(hits, h)
+	}
+	return hits, wrap(rows.Err(), "search the index")
+}
+
+// build translates q into one SELECT. With any:0 the positive text terms
+// form one FTS5 MATCH expression (ranked, with snippets); negative terms
+// and filters are conditions on the note row. So does any:1 with positive
+// terms only (joined by OR); any:1 with filters or negative terms makes
+// every term and filter one condition, all joined by OR.
+func build(q Query, opts Options) (string, []any) {
+	mixedOr := q.Any && len(q.Filters) > 0
+	for _, t := range q.Terms {
+		mixedOr = mixedOr || (q.Any && t.Negate)
+	}
+	var pos []Term
+	var conds []string
+	var args []any
+	for _, t := range q.Terms {
+		if !t.Negate && !mixedOr {
+			pos = append(pos, t)
+			continue
+		}
+		c := `n.rid IN (SELECT rowid FROM fts WHERE fts MATCH ?)`
+		if t.Negate {
+			c = `n.rid NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)`
+		}
+		conds = append(conds, c)
+		args = append(args, matchExpr(t))
+	}
+	var notebooks []string
+	var nbArgs []any
+	for _, f := range q.Filters {
+		c, a := filterSQL(f)
+		if f.Name == "notebook" && !f.Negate && !q.Any {
+			notebooks, nbArgs = append(notebooks, c), append(nbArgs, a...)
+			continue
+		}
+		conds, args = append(conds, c), append(args, a...)
+	}
+	if len(notebooks) > 0 {
+		// A note is in one notebook: notebook: filters are joined by OR.
+		conds, args = append(conds, "("+strings.Join(notebooks, " OR ")+")"), append(args, nbArgs...)
+	}
+	join := " AND "
+	if q.Any {
+		join = " OR "
+	}
+	var where []string
+	var whereArgs []any
+	if len(conds) > 0 {
+		where, whereArgs = append(where, "("+strings.Join(conds, join)+")"), args
+	}
+	if !opts.IncludeTrashed {
+		where = append(where, `n.deleted_time = 0`)
+	}
+	var b strings.Builder
+	var all []any
+	if len(pos) > 0 {
+		exprs := make([]string, len(pos))
+		for i, t := range pos {
+			exprs[i] = matchExpr(t)
+		}
+		snip := snippetSQL
+		if opts.NoSnippets {
+			snip = `''`
+		}
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, n.updated_time, ` + snip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
+		all = append(all, strings.Join(exprs, join))
+		for _, w := range where {
+			b.WriteString(" AND " + w)
+		}
+		all = append(all, whereArgs...)
+		b.WriteString(` ORDER BY bm25(fts, 10.0, 1.0), n.updated_time DESC`)
+	} else {
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, n.updated_time, '' FROM notes n`)
+		if len(where) > 0 {
+			b.WriteString(" WHERE " + strings.Join(where, " AND "))
+		}
+		all = append(all, whereArgs...)
+		b.WriteString(` ORDER BY n.updated_time DESC, n.id`)
+	}
+	b.WriteString(` LIMIT ? OFFSET ?`)
+	all = append(all, opts.Limit+1, opts.Offset)
+	return b.String(), all
+}
+
+// snippetSQL is the extract of a hit around its best match.
+const snippetSQL = `snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose + `', '…', 12)`
+
+// Snippets returns the snippets Search gives the notes rids for q (none
+// when q has no ranked text term), by row id.
+func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	var exprs []string
+	for _, t := range q.Terms {
+		if t.Negate || (q.Any && len(q.Filters) > 0) {
+			return out, nil // ordered by time, without snippets (see build)
+		}
+		exprs = append(exprs, matchExpr(t))
+	}
+	if len(exprs) == 0 || len(rids) == 0 {
+		return out, nil
+	}
+	join := " AND "
+	if q.Any {
+		join = " OR "
+	}
+	for _, rid := range rids {
+		var snip string
+		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, strings.Join(exprs, join), rid).Scan(&snip)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, wrap(err, "search snippets")
+		}
+		out[rid] = snip
+	}
+	return out, nil
+}
+
+// matchExpr is the FTS5 expression of one term: its tokens as a quoted
+// phrase, the last one a prefix (Joplin's Data API appends a wildcard to
+// every term), limited to a column for title: and body:.
+func matchExpr(t Term) string {
+	e := `"` + strings.Join(t.Tokens, " ") + `" *`
+	if t.Field != "" {
+		e = t.Field + " : " + e
+	}
+	return e
+}
+
+// filterSQL is the condition of one filter on the note row n.
+func filterSQL(f Filter) (string, []any) {
+	var c string
+	var args []any
+	switch f.Name {
+	case "tag":
+		c = `n.id IN (SELECT nt.note_id FROM note_tags nt JOIN tags t ON t.id = nt.tag_id WHERE t.title LIKE ? ESCAPE '\')`
+		args = []any{likePattern(f.Value)}
+	case "notebook":
+		c = `n.parent_id IN (WITH RECURSIVE sub(id) AS (SELECT id FROM folders WHERE title LIKE ? ESCAPE '\'
+			UNION SELECT f.id FROM folders f JOIN sub ON f.parent_id = sub.id) SELECT id FROM sub)`
+		args = []any{likePattern(f.Value)}
+	case "created", "updated":
+		c, args = `n.`+f.Name+`_time >= ?`, []any{f.Time}
+	case "due":
+		c, args = `(n.is_todo = 1 AND n.todo_due >= ?)`, []any{f.Time}
+		if f.Negate {
+			// -due:X is "due before X", not "not due on or after X".
+			return `(n.is_todo = 1 AND n.todo_due > 0 AND n.todo_due < ?)`, args
+		}
+	case "type":
+		c = `n.is_todo = 0`
+		if f.Value == "todo" {
+			c = `n.is_todo = 1`
+		}
+	case "iscompleted":
+		c = `(n.is_todo = 1 AND n.todo_completed = 0)`
+		if f.Value == "1" {
+			c = `(n.is_todo = 1 AND n.todo_completed > 0)`
+		}
+	default: // id
+		c, args = `n.id = ?`, []any{f.Value}
+	}
+	if f.Negate {
+		c = "NOT " + c
+	}
+	return c, args
+}
+
+// likePattern turns a title pattern with * wildcards into a LIKE pattern
+// (case-insensitive for ASCII, as in Joplin) escaped with \.
+func likePattern(v string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`, `*`, `%`)
+	return r.Replace(v)
+}
