@@ -24,6 +24,15 @@ type SearchHit struct {
 	NotebookID string `json:"notebook_id,omitempty" schema:"max=32"`
 	Trashed    bool   `json:"trashed"`
 	Snippet    string `json:"snippet,omitempty" schema:"max=2000"`
+	// URL opens the hit in the Joplin apps.
+	URL string `json:"url" schema:"max=200"`
+}
+
+// searchResult is a hit as ChatGPT's search/fetch convention has it.
+type searchResult struct {
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"max=10000"`
+	URL   string `json:"url" schema:"max=200"`
 }
 
 type searchOut struct {
@@ -32,6 +41,20 @@ type searchOut struct {
 	HasMore bool        `json:"has_more"`
 	Page    int         `json:"page" schema:"min=1,max=10000"`
 	Index   string      `json:"index,omitempty" schema:"enum=@index_state"`
+	// Results repeats each hit's id, title and url as ChatGPT's deep
+	// research expects them (docs/chatgpt-search-fetch.md).
+	Results []searchResult `json:"results" schema:"max=100"`
+}
+
+// withURLs sets every hit's url and the results list.
+func (r searchOut) withURLs() searchOut {
+	r.Results = make([]searchResult, 0, len(r.Items))
+	for i := range r.Items {
+		h := &r.Items[i]
+		h.URL = itemURL(r.Type, h.ID)
+		r.Results = append(r.Results, searchResult{ID: h.ID, Title: h.Title, URL: h.URL})
+	}
+	return r
 }
 
 // IndexStates are the values of the search result's index field: ready
@@ -51,7 +74,7 @@ var searchTypes = map[string]struct{ joplinType, fields string }{
 var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
-	desc := "Ranked full-text search of notes (trashed excluded unless asked), or of notebook and tag titles."
+	desc := "Ranked full-text search of notes (trashed excluded unless asked), or of notebook and tag titles. Each hit has a joplin:// url; results lists id, title, url (read a note with fetch or get_note)."
 	return registry.Define(o.meta("search", "Search", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
 		if in.Type == "" {
 			in.Type = "note"
@@ -65,13 +88,14 @@ func (o *Ops) search() registry.Operation {
 		if in.Type == "note" {
 			res, ok, err := o.searchIndex(ctx, in)
 			if ok || err != nil {
-				return res, err
+				return res.withURLs(), err
 			}
 			out, err := o.joplinSearch(ctx, in)
 			out.Index = res.Index
-			return out, err
+			return out.withURLs(), err
 		}
-		return o.joplinSearch(ctx, in)
+		out, err := o.joplinSearch(ctx, in)
+		return out.withURLs(), err
 	})
 }
 
