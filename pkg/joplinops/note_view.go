@@ -2,7 +2,6 @@ package joplinops
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/noteedit"
@@ -72,14 +71,10 @@ func viewBody(body, view, heading string) (*string, bodyView, error) {
 		}
 		return &sec, v, nil
 	}
-	if len(body) <= MaxInlineBody {
+	cut, truncated := cutText(body, MaxInlineBody)
+	if !truncated {
 		return &body, bodyView{}, nil
 	}
-	cut := body[:MaxInlineBody]
-	if i := strings.LastIndexByte(cut, '\n'); i > 0 {
-		cut = cut[:i+1]
-	}
-	cut = strings.ToValidUTF8(cut, "")
 	v.Truncated, v.Outline = true, outline(body)
 	v.More = fmt.Sprintf("The body is %d bytes; this is its first %d. %s", len(body), len(cut), moreHint)
 	return &cut, v, nil
