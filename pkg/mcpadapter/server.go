@@ -30,11 +30,20 @@ func SupportedProtocolVersions() []string {
 // those operations come from.
 func NewServer(ex *executor.Executor, t registry.Transport, version string) *server.MCPServer {
 	ops := ex.Registry().Exposed(t)
-	s := server.NewMCPServer(ServerName, version,
+	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(Instructions(ops)),
-	)
+	}
+	var res *noteResources
+	if servesResources(ex, t) {
+		res = &noteResources{ex: ex, t: t}
+		opts = append(opts, resourceOptions(res)...)
+	}
+	s := server.NewMCPServer(ServerName, version, opts...)
+	if res != nil {
+		res.addTemplates(s)
+	}
 	names := make(map[string]bool, len(ops))
 	tools := make([]server.ServerTool, 0, len(ops))
 	for _, op := range ops {
