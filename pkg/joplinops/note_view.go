@@ -27,8 +27,8 @@ type bodyView struct {
 	// BodyBytes is the size of the whole body.
 	BodyBytes int              `json:"body_bytes,omitempty" schema:"min=0,max=100000000"`
 	Outline   []OutlineHeading `json:"outline,omitempty" schema:"max=2000"`
-	// Truncated is set when body holds only the first part of the body.
-	Truncated bool `json:"body_truncated,omitempty"`
+	// BodyTruncated is set when body holds only the first part of the body.
+	BodyTruncated bool `json:"body_truncated,omitempty"`
 	// More says how to read the rest when the body is not all there.
 	More string `json:"more,omitempty" schema:"max=500"`
 }
@@ -75,7 +75,7 @@ func viewBody(body, view, heading string) (*string, bodyView, error) {
 	if !truncated {
 		return &body, bodyView{}, nil
 	}
-	v.Truncated, v.Outline = true, outline(body)
+	v.BodyTruncated, v.Outline = true, outline(body)
 	v.More = fmt.Sprintf("The body is %d bytes; this is its first %d. %s", len(body), len(cut), moreHint)
 	return &cut, v, nil
 }
