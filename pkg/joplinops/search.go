@@ -26,6 +26,10 @@ type SearchHit struct {
 	Snippet    string `json:"snippet,omitempty" schema:"max=2000"`
 	// URL opens the hit in the Joplin apps.
 	URL string `json:"url" schema:"max=200"`
+	// Attachment is the resource whose OCR text matched, when the words
+	// matched in an attachment; AttachmentSnippet is its extract.
+	Attachment        string `json:"attachment,omitempty" schema:"max=32"`
+	AttachmentSnippet string `json:"attachment_snippet,omitempty" schema:"max=2000"`
 }
 
 // searchResult is a hit as ChatGPT's search/fetch convention has it.
@@ -74,7 +78,7 @@ var searchTypes = map[string]struct{ joplinType, fields string }{
 var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
-	desc := "Ranked full-text search of notes (trashed excluded unless asked), or of notebook and tag titles. Each hit has a joplin:// url; results lists id, title, url (read a note with fetch or get_note)."
+	desc := "Ranked full-text search of notes (trashed excluded unless asked), or of notebook and tag titles. Hits say when words matched an attachment's OCR text (attachment). Each hit has a joplin:// url; results lists id, title, url."
 	return registry.Define(o.meta("search", "Search", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
 		if in.Type == "" {
 			in.Type = "note"
@@ -116,7 +120,8 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 			res.HasMore = true
 			break
 		}
-		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, Snippet: h.Snippet})
+		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, Snippet: h.Snippet,
+			Attachment: h.Attachment, AttachmentSnippet: h.AttachmentSnippet})
 	}
 	return res, true, nil
 }

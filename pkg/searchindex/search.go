@@ -12,6 +12,9 @@ type Hit struct {
 	// Snippet is a short extract with matched terms between ** and **;
 	// empty when the query has no text term to rank by.
 	Snippet string
+	// Attachment is the resource whose OCR text matched, when the text
+	// terms matched in an attachment; AttachmentSnippet is its extract.
+	Attachment, AttachmentSnippet string
 }
 
 // Options shape a search.
@@ -40,12 +43,29 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet); err != nil {
+		if err := rows.Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet, &h.AttachmentSnippet); err != nil {
 			return nil, wrap(err, "search the index")
 		}
 		hits = append(hits, h)
 	}
-	return hits, wrap(rows.Err(), "search the index")
+	if err := rows.Err(); err != nil {
+		return nil, wrap(err, "search the index")
+	}
+	rows.Close()
+	for i := range hits {
+		h := &hits[i]
+		h.Snippet = cleanSnippet(h.Snippet)
+		if !strings.Contains(h.AttachmentSnippet, MarkOpen) {
+			h.AttachmentSnippet = ""
+			continue
+		}
+		var err error
+		if h.Attachment, err = ix.matchedAttachment(ctx, h.ID, h.AttachmentSnippet); err != nil {
+			return nil, err
+		}
+		h.AttachmentSnippet = cleanSnippet(h.AttachmentSnippet)
+	}
+	return hits, nil
 }
 
 // build translates q into one SELECT. With any:0 the positive text terms
@@ -107,6 +127,7 @@ func build(q Query, opts Options) (string, []any) {
 			exprs[i] = matchExpr(t)
 		}
 		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose +
+			`', '…', 12), snippet(fts, 2, '` + MarkOpen + `', '` + MarkClose +
 			`', '…', 12) FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
 		all = append(all, strings.Join(exprs, join))
 		for _, w := range where {
@@ -115,7 +136,7 @@ func build(q Query, opts Options) (string, []any) {
 		all = append(all, whereArgs...)
 		b.WriteString(` ORDER BY bm25(fts, 10.0, 1.0), n.updated_time DESC`)
 	} else {
-		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, '' FROM notes n`)
+		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, '', '' FROM notes n`)
 		if len(where) > 0 {
 			b.WriteString(" WHERE " + strings.Join(where, " AND "))
 		}
