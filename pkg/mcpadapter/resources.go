@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -123,8 +124,10 @@ func (r *noteResources) afterList(ctx context.Context, id any, _ *mcp.ListResour
 func (r *noteResources) list(ctx context.Context, cursor string) (listed, error) {
 	page := 1
 	if cursor != "" {
-		n, err := strconv.Atoi(cursor)
-		if err != nil || n < 1 {
+		// mcp-go reads the cursor as base64 before the list hook runs.
+		raw, err := base64.StdEncoding.DecodeString(cursor)
+		n, perr := strconv.Atoi(strings.TrimPrefix(string(raw), "page:"))
+		if err != nil || perr != nil || n < 1 {
 			return listed{}, errors.New("INVALID_ARGUMENT: the cursor is not one resources/list gave")
 		}
 		page = n
@@ -152,7 +155,7 @@ func (r *noteResources) list(ctx context.Context, cursor string) (listed, error)
 		l.resources = append(l.resources, rs)
 	}
 	if res.HasMore {
-		l.next = strconv.Itoa(page + 1)
+		l.next = base64.StdEncoding.EncodeToString([]byte("page:" + strconv.Itoa(page+1)))
 	}
 	return l, nil
 }

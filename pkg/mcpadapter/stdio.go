@@ -38,6 +38,8 @@ func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 	var wg sync.WaitGroup
 	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
 	calls := newInflight()
+	ctx, closeSession := openStdioSession(ctx, s, w)
+	defer closeSession()
 	var fast *fastPath
 	if rn := runnerFor(s); rn != nil && withFastPath {
 		fast = &fastPath{r: rn, s: s, out: w, calls: calls}
