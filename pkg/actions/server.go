@@ -24,6 +24,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -75,7 +76,7 @@ func NewHandler(ex *executor.Executor, cfg Config) (*echo.Echo, error) {
 	slots := make(chan struct{}, cfg.MaxConcurrent)
 
 	e := httpfront.New()
-	e.Pre(httpfront.Authenticate(cfg.Token), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
+	e.Pre(httpfront.Authenticate(cfg.Token, principal.StaticActions()), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
 	for _, op := range ex.Registry().Exposed(registry.Actions) {
 		e.POST(RoutePrefix+op.Name, handler(ex, op, slots))
 	}
@@ -135,7 +136,10 @@ func handler(ex *executor.Executor, op registry.Operation, slots chan struct{}) 
 		if err != nil {
 			return httpfront.WriteError(c, http.StatusBadRequest, domainerr.New(domainerr.InvalidArgument, "request body could not be read"))
 		}
-		out, derr := ex.Call(c.Request().Context(), registry.Actions, op.Name, args)
+		// The front door put the caller in the context; a request without
+		// one reaches the executor as the zero Principal and is refused.
+		who, _ := principal.From(c.Request().Context())
+		out, derr := ex.Call(c.Request().Context(), who, registry.Actions, op.Name, args)
 		if derr != nil {
 			if derr.Retryable {
 				c.Response().Header().Set("Retry-After", "1")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -37,7 +38,7 @@ func BenchmarkExecutorOverhead(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		if _, derr := ex.Call(ctx, registry.MCPStdio, "get_note", args); derr != nil {
+		if _, derr := ex.Call(ctx, principal.Stdio(), registry.MCPStdio, "get_note", args); derr != nil {
 			b.Fatal(derr)
 		}
 		samples = append(samples, time.Since(start))

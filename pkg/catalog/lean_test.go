@@ -11,6 +11,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -100,7 +101,7 @@ func TestIDLengthStillRejected(t *testing.T) {
 			{"get_note", `{"id":%q}`},
 			{"tag_note", `{"note_id":%q,"tag_id":"` + hex[:32] + `"}`},
 		} {
-			_, derr := ex.Call(context.Background(), registry.MCPStdio, c.op, json.RawMessage(fmt.Sprintf(c.args, id)))
+			_, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, c.op, json.RawMessage(fmt.Sprintf(c.args, id)))
 			if derr == nil || derr.Code != domainerr.InvalidArgument {
 				t.Fatalf("%s with id %q: %v, want INVALID_ARGUMENT", c.op, id, derr)
 			}
@@ -112,7 +113,7 @@ func TestIDLengthStillRejected(t *testing.T) {
 	}
 	// A well-formed id passes validation and reaches the handler, which
 	// finds no Joplin at 127.0.0.1:1.
-	if _, derr := ex.Call(context.Background(), registry.MCPStdio, "get_note", json.RawMessage(`{"id":"`+hex[:32]+`"}`)); derr == nil || derr.Code == domainerr.InvalidArgument {
+	if _, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "get_note", json.RawMessage(`{"id":"`+hex[:32]+`"}`)); derr == nil || derr.Code == domainerr.InvalidArgument {
 		t.Fatalf("well-formed id: %v", derr)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -99,7 +100,7 @@ func TestReadOnlyRefusesWritesEverywhere(t *testing.T) {
 	for _, name := range writes {
 		op, _ := reg.Lookup(name)
 		for _, tr := range op.Exposure {
-			if _, derr := ex.Call(context.Background(), tr, name, json.RawMessage(`{}`)); derr == nil || derr.Code != domainerr.ReadOnly {
+			if _, derr := ex.Call(context.Background(), principal.StaticMCP(), tr, name, json.RawMessage(`{}`)); derr == nil || derr.Code != domainerr.ReadOnly {
 				t.Errorf("executor %s over %s: %v, want READ_ONLY", name, tr, derr)
 			}
 		}
@@ -119,7 +120,8 @@ func TestReadOnlyRefusesWritesEverywhere(t *testing.T) {
 		}
 		for _, name := range writes {
 			msg := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + name + `","arguments":{}}}`
-			resp, _ := json.Marshal(srv.HandleMessage(context.Background(), json.RawMessage(msg)))
+			owner := principal.With(context.Background(), principal.Stdio())
+			resp, _ := json.Marshal(srv.HandleMessage(owner, json.RawMessage(msg)))
 			if !strings.Contains(string(resp), `"error"`) && !strings.Contains(string(resp), `"isError":true`) {
 				t.Errorf("%s tools/call %s accepted: %s", tr, name, resp)
 			}
@@ -145,7 +147,7 @@ func TestReadOnlyRefusesWritesEverywhere(t *testing.T) {
 	}
 
 	// Reads still run, on every surface.
-	if _, derr := ex.Call(context.Background(), registry.MCPStdio, "list_tags", json.RawMessage(`{}`)); derr == nil || derr.Message != "counted" {
+	if _, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "list_tags", json.RawMessage(`{}`)); derr == nil || derr.Message != "counted" {
 		t.Fatalf("read on a read-only server: %v", derr)
 	}
 	if _, derr := call(context.Background(), "list_tags", map[string]any{}); derr == nil || derr.Message != "counted" {

@@ -1,6 +1,8 @@
 // Package executor is the single validating path from every adapter to an
-// operation handler: lookup, exposure check, size and nesting limits, schema
-// validation, a concurrency slot, the handler, and failure classification.
+// operation handler: the caller's principal, lookup, exposure check, the
+// scope decision, size and nesting limits, schema validation, a concurrency
+// slot, the handler, and failure classification. It is the only code that
+// runs handlers, and the only code that decides what a caller may run.
 package executor
 
 import (
@@ -15,6 +17,8 @@ import (
 	"sync"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/jsonscan"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
@@ -94,9 +98,27 @@ func New(reg *registry.Registry, limits Limits, opts ...Option) (*Executor, erro
 // Registry returns the registry this executor runs.
 func (e *Executor) Registry() *registry.Registry { return e.reg }
 
-// Call runs operation name for a caller on transport t. It returns the
+// Call runs operation name for caller p on transport t. It returns the
 // encoded result object (always valid JSON), or a domain error; never both.
-func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
+// A call without a principal (the zero Principal) is refused before
+// anything else is looked at.
+func (e *Executor) Call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
+	return e.call(ctx, p, t, name, args, -1)
+}
+
+// CallScanned is Call for arguments a jsonscan.Scanner has already read
+// (the stdio fast path): they are valid JSON and their depth is known, so
+// nothing scans them again before the schema validator decodes them.
+func (e *Executor) CallScanned(ctx context.Context, p principal.Principal, t registry.Transport, name string, args jsonscan.Value) (json.RawMessage, *domainerr.Error) {
+	return e.call(ctx, p, t, name, args.Bytes(), args.Depth())
+}
+
+// call is Call; depth is the arguments' nesting when already known, or
+// negative to have checkDepth measure it.
+func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage, depth int) (json.RawMessage, *domainerr.Error) {
+	if !p.Known() {
+		return nil, unauthenticated()
+	}
 	op, ok := e.reg.Lookup(name)
 	if !ok {
 		return nil, domainerr.New(domainerr.UnknownOperation, "unknown operation")
@@ -107,17 +129,21 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 	if !e.reg.Permits(op) {
 		return nil, domainerr.New(domainerr.ReadOnly, "operation %s changes data and this server runs read-only", name)
 	}
-	if ok, need := scope.Permits(ctx, op); !ok {
-		return nil, InsufficientScope(name, need)
+	if derr := authorize(p, op); derr != nil {
+		return nil, derr
 	}
 	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage(`{}`)
+		args, depth = json.RawMessage(`{}`), 1
 	}
 	if len(args) > e.limits.MaxArgBytes {
 		return nil, domainerr.New(domainerr.RequestTooLarge, "arguments exceed %d bytes", e.limits.MaxArgBytes)
 	}
-	if err := checkDepth(args, e.limits.MaxDepth); err != nil {
-		return nil, err
+	if depth < 0 {
+		if err := checkDepth(args, e.limits.MaxDepth); err != nil {
+			return nil, err
+		}
+	} else if depth > e.limits.MaxDepth {
+		return nil, tooDeep(e.limits.MaxDepth)
 	}
 	in, cerr := e.schemasFor(op).input()
 	if cerr != nil {
@@ -163,10 +189,45 @@ func (e *Executor) Call(ctx context.Context, t registry.Transport, name string, 
 	return encoded, nil
 }
 
-// InsufficientScope is the error for a caller whose OAuth token lacks the
+// Authorize is the scope decision Call makes for caller p and operation
+// name, for adapters that must answer a refusal in their own way before the
+// call (MCP over HTTP: 403 with an insufficient_scope challenge). It
+// returns nil when p may call name, INSUFFICIENT_SCOPE with details.scope
+// when its grant lacks the scope, UNAUTHENTICATED for the zero Principal
+// and UNKNOWN_OPERATION for a name the registry lacks.
+func (e *Executor) Authorize(p principal.Principal, name string) *domainerr.Error {
+	if !p.Known() {
+		return unauthenticated()
+	}
+	op, ok := e.reg.Lookup(name)
+	if !ok {
+		return domainerr.New(domainerr.UnknownOperation, "unknown operation")
+	}
+	return authorize(p, op)
+}
+
+// authorize is the one scope decision: the owner and the static-token
+// holders may run every operation; an OAuth grant only those whose scope
+// (scope.Required) it was granted, and none that no scope covers.
+func authorize(p principal.Principal, op registry.Operation) *domainerr.Error {
+	if !p.Limited() {
+		return nil
+	}
+	need, known := scope.Required(op)
+	if known && p.Scopes().Has(need) {
+		return nil
+	}
+	return insufficientScope(op.Name, need)
+}
+
+func unauthenticated() *domainerr.Error {
+	return domainerr.New(domainerr.Unauthenticated, "the call carries no authenticated caller")
+}
+
+// insufficientScope is the error for a caller whose OAuth token lacks the
 // scope need that operation name requires; details.scope names it ("" when
 // no token can call the operation).
-func InsufficientScope(name string, need scope.Scope) *domainerr.Error {
+func insufficientScope(name string, need scope.Scope) *domainerr.Error {
 	if need == "" {
 		return domainerr.New(domainerr.InsufficientScope, "operation %s cannot be called with an OAuth token", name).
 			WithDetails(map[string]any{"scope": ""})

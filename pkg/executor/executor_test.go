@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
@@ -85,7 +86,7 @@ func TestExecutorPipeline(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := calls.Load()
-			out, derr := ex.Call(ctx, c.tr, c.op, json.RawMessage(c.args))
+			out, derr := ex.Call(ctx, principal.Stdio(), c.tr, c.op, json.RawMessage(c.args))
 			if c.code == "" {
 				if derr != nil || string(out) != `{"id":"`+goodID+`"}` {
 					t.Fatalf("got %s, %v", out, derr)
@@ -114,7 +115,7 @@ func TestValidationProblemsNamePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id",
+	_, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "echo_id",
 		json.RawMessage(`{"title":"waytoolongSECRETvalue","n":9,"bogus":true}`))
 	if derr == nil {
 		t.Fatal("expected an error")
@@ -146,9 +147,12 @@ func TestBusyBeyondMaxActive(t *testing.T) {
 	}
 	ex, _ := New(r, Limits{MaxArgBytes: 100, MaxDepth: 4, MaxActive: 1})
 	done := make(chan struct{})
-	go func() { ex.Call(context.Background(), registry.MCPStdio, "wait_here", nil); close(done) }()
+	go func() {
+		ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "wait_here", nil)
+		close(done)
+	}()
 	<-started
-	_, derr := ex.Call(context.Background(), registry.MCPStdio, "wait_here", nil)
+	_, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "wait_here", nil)
 	if derr == nil || derr.Code != domainerr.Busy || !derr.Retryable {
 		t.Fatalf("want retryable BUSY, got %v", derr)
 	}
@@ -156,9 +160,9 @@ func TestBusyBeyondMaxActive(t *testing.T) {
 	<-done
 }
 
-// TestScopeIsCheckedBeforeTheHandler: a caller whose context carries OAuth
-// scopes without the one an operation needs gets INSUFFICIENT_SCOPE naming
-// it, and the handler never runs; a caller without scopes keeps full access.
+// TestScopeIsCheckedBeforeTheHandler: an OAuth grant without the scope an
+// operation needs gets INSUFFICIENT_SCOPE naming it, and the handler never
+// runs; the static-token holder keeps full access.
 func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 	var calls atomic.Int32
 	mk := func(name, toolset string, effect registry.Effect) registry.Operation {
@@ -180,34 +184,70 @@ func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readOnly := scope.WithGranted(context.Background(), scope.NewSet(scope.NotesRead, scope.OKFRead))
+	readOnly := principal.OAuth("grant", scope.NewSet(scope.NotesRead, scope.OKFRead))
+	ctx := context.Background()
 	for _, tr := range []registry.Transport{registry.MCPHTTP, registry.Actions} {
 		for _, c := range []struct {
 			op   string
 			want scope.Scope
 		}{{"create_note", scope.NotesWrite}, {"okf_write", scope.OKFWrite}, {"stray", ""}} {
-			_, derr := ex.Call(readOnly, tr, c.op, json.RawMessage(`{}`))
+			_, derr := ex.Call(ctx, readOnly, tr, c.op, json.RawMessage(`{}`))
 			if derr == nil || derr.Code != domainerr.InsufficientScope || derr.Details["scope"] != string(c.want) || derr.Retryable {
 				t.Errorf("%s %s: %+v", tr, c.op, derr)
 			}
+			// What adapters read before the call is the same decision.
+			if aerr := ex.Authorize(readOnly, c.op); derr != nil && (aerr == nil || aerr.Code != derr.Code || aerr.Details["scope"] != derr.Details["scope"]) {
+				t.Errorf("Authorize %s: %+v, Call: %+v", c.op, aerr, derr)
+			}
 		}
 		// Bad arguments are not even looked at: the scope comes first.
-		if _, derr := ex.Call(readOnly, tr, "create_note", json.RawMessage(`{"x":1}`)); derr == nil || derr.Code != domainerr.InsufficientScope {
+		if _, derr := ex.Call(ctx, readOnly, tr, "create_note", json.RawMessage(`{"x":1}`)); derr == nil || derr.Code != domainerr.InsufficientScope {
 			t.Errorf("%s: invalid arguments of a forbidden call: %+v", tr, derr)
 		}
 	}
 	if n := calls.Load(); n != 0 {
 		t.Fatalf("%d handlers ran without their scope", n)
 	}
-	if _, derr := ex.Call(readOnly, registry.MCPHTTP, "read_note", nil); derr != nil {
+	if _, derr := ex.Call(ctx, readOnly, registry.MCPHTTP, "read_note", nil); derr != nil {
 		t.Fatalf("read with notes:read: %v", derr)
 	}
+	if aerr := ex.Authorize(readOnly, "read_note"); aerr != nil {
+		t.Fatalf("Authorize read with notes:read: %v", aerr)
+	}
 	for _, op := range []string{"create_note", "okf_write", "stray"} {
-		if _, derr := ex.Call(context.Background(), registry.MCPHTTP, op, nil); derr != nil {
-			t.Fatalf("%s without scopes (full access): %v", op, derr)
+		if _, derr := ex.Call(ctx, principal.StaticMCP(), registry.MCPHTTP, op, nil); derr != nil {
+			t.Fatalf("%s with the static token (full access): %v", op, derr)
 		}
 	}
 	if n := calls.Load(); n != 4 {
 		t.Fatalf("%d handler runs, want 4", n)
+	}
+}
+
+// TestCallWithoutPrincipalIsRefused: the zero Principal is nobody. Its call
+// is refused with UNAUTHENTICATED before anything else is looked at, valid
+// arguments or not, and the handler never runs.
+func TestCallWithoutPrincipalIsRefused(t *testing.T) {
+	var calls atomic.Int32
+	ex, err := New(testRegistry(t, &calls), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ op, args string }{
+		{"echo_id", `{"id":"` + goodID + `"}`},
+		{"echo_id", `{"x":`},
+		{"nope", `{}`},
+	} {
+		for _, tr := range registry.AllTransports {
+			if _, derr := ex.Call(context.Background(), principal.Principal{}, tr, c.op, json.RawMessage(c.args)); derr == nil || derr.Code != domainerr.Unauthenticated {
+				t.Errorf("%s over %s without a principal: %v", c.op, tr, derr)
+			}
+		}
+		if derr := ex.Authorize(principal.Principal{}, c.op); derr == nil || derr.Code != domainerr.Unauthenticated {
+			t.Errorf("Authorize %s without a principal: %v", c.op, derr)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("%d handlers ran without a principal", n)
 	}
 }

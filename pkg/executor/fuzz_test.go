@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/jsonscan"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -24,7 +26,7 @@ func FuzzCall(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, args []byte) {
 		before := calls.Load()
-		out, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id", args)
+		out, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "echo_id", args)
 		if derr == nil {
 			if !json.Valid(out) {
 				t.Fatalf("invalid result %q", out)
@@ -46,8 +48,9 @@ func FuzzCall(f *testing.F) {
 	})
 }
 
-// FuzzCheckDepth: the byte scanner agrees with a real decoder that any input
-// it accepts as valid JSON nests no deeper than the limit.
+// FuzzCheckDepth: the byte scanner agrees with jsonscan's validating
+// Scanner (itself fuzzed against encoding/json's decoder) that any input it
+// accepts as valid JSON nests no deeper than the limit.
 func FuzzCheckDepth(f *testing.F) {
 	for _, s := range []string{`{"a":[1,{"b":"[[["}]}`, `[[[[[[`, `"\"{"`, `{}`} {
 		f.Add([]byte(s))
@@ -57,28 +60,8 @@ func FuzzCheckDepth(f *testing.F) {
 		if checkDepth(b, max) != nil || !json.Valid(b) {
 			return
 		}
-		if d := decodedDepth(b); d > max {
-			t.Fatalf("accepted depth %d > %d: %q", d, max, b)
+		if v, _ := jsonscan.NewScanner(b).Value(); v.Depth() > max {
+			t.Fatalf("accepted depth %d > %d: %q", v.Depth(), max, b)
 		}
 	})
-}
-
-func decodedDepth(b []byte) int {
-	dec := json.NewDecoder(strings.NewReader(string(b)))
-	depth, max := 0, 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return max
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			depth++
-			if depth > max {
-				max = depth
-			}
-		case json.Delim('}'), json.Delim(']'):
-			depth--
-		}
-	}
 }

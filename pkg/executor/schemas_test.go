@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -40,7 +41,7 @@ func TestCheckSchemasReportsBadSchema(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `"bad_schema" input schema`) {
 		t.Fatalf("CheckSchemas = %v, want the bad input schema named", err)
 	}
-	_, derr := ex.Call(context.Background(), registry.MCPStdio, "bad_schema", json.RawMessage(`{}`))
+	_, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "bad_schema", json.RawMessage(`{}`))
 	if derr == nil || derr.Code != domainerr.Internal {
 		t.Fatalf("call with an uncompilable schema = %v, want INTERNAL", derr)
 	}
@@ -71,14 +72,14 @@ func TestConcurrentFirstCalls(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			<-start
-			if _, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id", json.RawMessage(`{"id":"`+goodID+`"}`)); derr != nil {
+			if _, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "echo_id", json.RawMessage(`{"id":"`+goodID+`"}`)); derr != nil {
 				errs <- "good call failed: " + derr.Message
 			}
 		}()
 		go func() {
 			defer wg.Done()
 			<-start
-			if _, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id", json.RawMessage(`{"id":"short"}`)); derr == nil || derr.Code != domainerr.InvalidArgument {
+			if _, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "echo_id", json.RawMessage(`{"id":"short"}`)); derr == nil || derr.Code != domainerr.InvalidArgument {
 				errs <- "bad call was not refused"
 			}
 		}()
@@ -107,7 +108,7 @@ func TestArgumentFormErrors(t *testing.T) {
 		`"text"`:      "arguments must be a JSON object",
 		` 7`:          "arguments must be a JSON object",
 	} {
-		_, derr := ex.Call(context.Background(), registry.MCPStdio, "echo_id", json.RawMessage(args))
+		_, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "echo_id", json.RawMessage(args))
 		if derr == nil || derr.Code != domainerr.InvalidArgument || derr.Message != want {
 			t.Errorf("%s: got %v, want INVALID_ARGUMENT %q", args, derr, want)
 		}
@@ -130,7 +131,7 @@ func TestRawResultMustBeValidJSON(t *testing.T) {
 			t.Fatal(err)
 		}
 		ex, _ := New(r, DefaultLimits)
-		out, derr := ex.Call(context.Background(), registry.MCPStdio, "raw_result", nil)
+		out, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "raw_result", nil)
 		if wantErr && (derr == nil || derr.Code != domainerr.Internal) {
 			t.Errorf("%s: got %s, %v; want INTERNAL", raw, out, derr)
 		}

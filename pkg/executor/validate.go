@@ -9,35 +9,32 @@ import (
 	"github.com/qri-io/jsonschema"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/jsonscan"
 )
 
 // checkDepth rejects arguments nested deeper than max, in one pass over the
-// bytes and before anything decodes them.
+// bytes and before anything decodes them. It does not check that b is JSON:
+// strings are skipped to their closing quote, valid or not.
 func checkDepth(b []byte, max int) *domainerr.Error {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			end, _ := jsonscan.StringEnd(b, i)
+			i = end - 1
+		case '{', '[':
+			if depth++; depth > max {
+				return tooDeep(max)
 			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			if depth > max {
-				return domainerr.New(domainerr.NestingTooDeep, "arguments are nested deeper than %d levels", max)
-			}
-		case c == '}' || c == ']':
+		case '}', ']':
 			depth--
 		}
 	}
 	return nil
+}
+
+func tooDeep(max int) *domainerr.Error {
+	return domainerr.New(domainerr.NestingTooDeep, "arguments are nested deeper than %d levels", max)
 }
 
 // Problem is one schema violation: where, and which rule. It never carries

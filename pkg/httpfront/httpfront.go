@@ -16,6 +16,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
+	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // New returns an echo instance that never writes to stdout and answers
@@ -34,11 +35,13 @@ func WriteError(c echo.Context, status int, e *domainerr.Error) error {
 }
 
 // Authenticate rejects, before any route lookup, every request without a
-// valid bearer token from tf, unknown paths included: 401, never 404.
-// Paths listed in open skip authentication (health checks). While tf's
-// file collides with another credential, every other request gets 503
-// CREDENTIAL_CONFLICT, whatever its headers.
-func Authenticate(tf *httpauth.TokenFile, open ...string) echo.MiddlewareFunc {
+// valid bearer token from tf, unknown paths included: 401, never 404; a
+// request with one goes on carrying who, the principal the token stands
+// for (principal.With). Paths listed in open skip authentication (health
+// checks) and carry no principal. While tf's file collides with another
+// credential, every other request gets 503 CREDENTIAL_CONFLICT, whatever
+// its headers.
+func Authenticate(tf *httpauth.TokenFile, who principal.Principal, open ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			p := c.Request().URL.Path
@@ -56,6 +59,7 @@ func Authenticate(tf *httpauth.TokenFile, open ...string) echo.MiddlewareFunc {
 				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="notebridge"`)
 				return WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
 			}
+			c.SetRequest(c.Request().WithContext(principal.With(c.Request().Context(), who)))
 			return next(c)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkOneLineEdit100KB(b *testing.B) {
 	ctx := context.Background()
 	call := func(name string, args any) json.RawMessage {
 		raw, _ := json.Marshal(args)
-		res, derr := br.ex.Call(ctx, registry.MCPStdio, name, raw)
+		res, derr := br.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, name, raw)
 		if derr != nil {
 			b.Fatalf("%s: %v", name, derr)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -60,7 +61,7 @@ func newProcBridgeToken(t testing.TB, url, tokenFile, state string) procBridge {
 func (b procBridge) env() scenarios.Env {
 	return scenarios.Env{Joplin: b.jc, Call: func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
 		raw, _ := json.Marshal(args)
-		return b.ex.Call(ctx, registry.MCPStdio, name, raw)
+		return b.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, name, raw)
 	}}
 }
 

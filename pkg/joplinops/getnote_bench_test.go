@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -68,7 +69,7 @@ func BenchmarkGetNoteOverhead(b *testing.B) {
 	requests = 0
 	for b.Loop() {
 		start := time.Now()
-		if _, derr := ex.Call(ctx, registry.MCPStdio, "get_note", args); derr != nil {
+		if _, derr := ex.Call(ctx, principal.Stdio(), registry.MCPStdio, "get_note", args); derr != nil {
 			b.Fatal(derr)
 		}
 		viaBridge = append(viaBridge, time.Since(start))

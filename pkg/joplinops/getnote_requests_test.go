@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -51,7 +52,7 @@ func TestGetNoteAsksJoplinOnlyForWhatIsRequested(t *testing.T) {
 	_, ex := newExecutor(t, srv.URL, tokenFile, 200*time.Millisecond)
 	call := func(name, args string) json.RawMessage {
 		t.Helper()
-		out, derr := ex.Call(context.Background(), registry.MCPStdio, name, json.RawMessage(args))
+		out, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, json.RawMessage(args))
 		if derr != nil {
 			t.Fatalf("%s: %v", name, derr)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/syncstate"
 )
@@ -51,7 +52,7 @@ func TestRealJoplinConflictCopies(t *testing.T) {
 	call := func(name string, args any, out any) {
 		t.Helper()
 		b, _ := json.Marshal(args)
-		res, derr := ex.Call(context.Background(), registry.MCPStdio, name, b)
+		res, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, b)
 		if derr != nil {
 			t.Fatalf("%s: %v", name, derr)
 		}
@@ -177,7 +178,7 @@ func TestRealJoplinSyncedNotesAreFoundWithinTwoSeconds(t *testing.T) {
 		}
 	}
 	search := func(q string) []string {
-		res, derr := ex.Call(ctx, registry.MCPStdio, "search", json.RawMessage(`{"query":`+strconv.Quote(q)+`}`))
+		res, derr := ex.Call(ctx, principal.Stdio(), registry.MCPStdio, "search", json.RawMessage(`{"query":`+strconv.Quote(q)+`}`))
 		if derr != nil {
 			t.Fatal(derr)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -75,7 +76,7 @@ func TestCreateWaitsForTheCrossProcessLock(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *domainerr.Error, 1)
 	go func() {
-		_, derr := ex.Call(ctx, registry.MCPStdio, "create_note", args)
+		_, derr := ex.Call(ctx, principal.Stdio(), registry.MCPStdio, "create_note", args)
 		done <- derr
 	}()
 	filelocktest.AwaitWaiter(t, path)
@@ -87,7 +88,7 @@ func TestCreateWaitsForTheCrossProcessLock(t *testing.T) {
 		t.Fatalf("a create waiting for the lock sent %d requests to Joplin", n)
 	}
 	release()
-	if _, derr := ex.Call(context.Background(), registry.MCPStdio, "create_note", args); derr != nil {
+	if _, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "create_note", args); derr != nil {
 		t.Fatalf("create after the lock was freed: %v", derr)
 	}
 	if countRequests(fake, http.MethodPost, "/notes") != 1 {

@@ -19,6 +19,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -41,7 +42,7 @@ func newHarness(t testing.TB) *harness {
 	jc, ex := newExecutor(t, srv.URL, tokenFile, 200*time.Millisecond)
 	call := func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
 		b, _ := json.Marshal(args)
-		return ex.Call(ctx, registry.MCPStdio, name, b)
+		return ex.Call(ctx, principal.Stdio(), registry.MCPStdio, name, b)
 	}
 	return &harness{fake: fake, url: srv.URL, exec: ex, env: scenarios.Env{
 		Joplin: jc, Call: call, Reindex: func(*testing.T) { fake.ReindexSearch() },
@@ -121,7 +122,7 @@ func TestCreateNoteUncertainOutcomeNamesTheID(t *testing.T) {
 	jc, ex := newExecutor(t, proxy.URL, tokenFile, time.Second)
 	env := scenarios.Env{Joplin: jc}
 	nb := scenarios.Folder(t, env, "Inbox", "")
-	_, derr := ex.Call(context.Background(), registry.MCPStdio, "create_note",
+	_, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "create_note",
 		json.RawMessage(`{"notebook_id":"`+nb+`","title":"Lost answer"}`))
 	if derr == nil || derr.Code != domainerr.WriteOutcomeUnknown || derr.Retryable {
 		t.Fatalf("want non-retryable WRITE_OUTCOME_UNKNOWN, got %v", derr)

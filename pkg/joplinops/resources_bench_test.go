@@ -22,6 +22,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkResourceRoundTrip(b *testing.B) {
 	var elapsed time.Duration
 	for b.Loop() {
 		start := time.Now()
-		created, derr := br.exec.Call(ctx, registry.MCPStdio, "create_resource", args)
+		created, derr := br.exec.Call(ctx, principal.Stdio(), registry.MCPStdio, "create_resource", args)
 		if derr != nil {
 			b.Fatal(derr)
 		}
@@ -64,13 +65,13 @@ func BenchmarkResourceRoundTrip(b *testing.B) {
 		if err := json.Unmarshal(created, &r); err != nil || r.SHA256 != want {
 			b.Fatalf("create_resource: sha256 %q, %v", r.SHA256, err)
 		}
-		got, derr := br.exec.Call(ctx, registry.MCPStdio, "get_resource_content", json.RawMessage(`{"id":"`+r.ID+`"}`))
+		got, derr := br.exec.Call(ctx, principal.Stdio(), registry.MCPStdio, "get_resource_content", json.RawMessage(`{"id":"`+r.ID+`"}`))
 		elapsed += time.Since(start)
 		if derr != nil || !bytes.Contains(got[:min(len(got), 512)], []byte(`"sha256":"`+want+`"`)) {
 			b.Fatalf("get_resource_content: %v", derr)
 		}
 		// Delete it so every round trip creates anew.
-		if _, derr := br.exec.Call(ctx, registry.MCPStdio, "delete_resource", json.RawMessage(`{"id":"`+r.ID+`"}`)); derr != nil {
+		if _, derr := br.exec.Call(ctx, principal.Stdio(), registry.MCPStdio, "delete_resource", json.RawMessage(`{"id":"`+r.ID+`"}`)); derr != nil {
 			b.Fatal(derr)
 		}
 	}
@@ -143,7 +144,7 @@ func serveExecutorFrames(ex *executor.Executor, in io.Reader, out io.Writer) err
 		if _, err := io.ReadFull(r, args); err != nil {
 			return err
 		}
-		res, derr := ex.Call(context.Background(), registry.MCPStdio, name, args)
+		res, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, args)
 		if derr != nil {
 			res, _ = json.Marshal(map[string]any{"error": derr})
 		}

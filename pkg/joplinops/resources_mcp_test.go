@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
 	"github.com/notebridge/notebridge/pkg/mcpadapter"
 	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
@@ -40,7 +41,7 @@ func TestMCPResourcesAreScoped(t *testing.T) {
 	nb := scenarios.Folder(t, h.env, "Private", "")
 	id := scenarios.SeedNote(t, h.env, nb, "Secret", "body")
 	srv := mcpadapter.NewServer(h.exec, registry.MCPHTTP, "test")
-	okfOnly := scope.WithGranted(context.Background(), scope.NewSet(scope.OKFRead))
+	okfOnly := principal.With(context.Background(), principal.OAuth("g", scope.NewSet(scope.OKFRead)))
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"joplin://note/` + id + `"}}`,
@@ -50,7 +51,7 @@ func TestMCPResourcesAreScoped(t *testing.T) {
 			t.Errorf("%s: %s", msg, resp)
 		}
 	}
-	readOK := scope.WithGranted(context.Background(), scope.NewSet(scope.NotesRead))
+	readOK := principal.With(context.Background(), principal.OAuth("g", scope.NewSet(scope.NotesRead)))
 	resp, _ := json.Marshal(srv.HandleMessage(readOK, json.RawMessage(`{"jsonrpc":"2.0","id":3,"method":"resources/list","params":{}}`)))
 	if !strings.Contains(string(resp), "joplin://note/"+id) {
 		t.Errorf("notes:read: %s", resp)

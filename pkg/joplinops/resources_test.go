@@ -21,6 +21,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplinops/scenarios"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -64,7 +65,7 @@ func newResourceBridge(t testing.TB, limits joplinops.Limits, exLimits executor.
 
 func (b *resourceBridge) call(name string, args any) (json.RawMessage, *domainerr.Error) {
 	raw, _ := json.Marshal(args)
-	return b.exec.Call(context.Background(), registry.MCPStdio, name, raw)
+	return b.exec.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, raw)
 }
 
 func randomData(t testing.TB, n int) []byte {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
 	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/searchindex/searchcorpus"
 )
@@ -83,7 +84,7 @@ func TestRealJoplinSearchBench10k(b *testing.T) {
 		var o, j []time.Duration
 		for k := 0; k < 15; k++ {
 			s := time.Now()
-			if _, derr := br.ex.Call(ctx, registry.MCPStdio, "search", []byte(fmt.Sprintf(`{"query":%q,"limit":20}`, q))); derr != nil {
+			if _, derr := br.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, "search", []byte(fmt.Sprintf(`{"query":%q,"limit":20}`, q))); derr != nil {
 				b.Fatal(derr)
 			}
 			o = append(o, time.Since(s))

@@ -19,6 +19,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -142,7 +143,7 @@ func (b *indexedBridge) waitFor(t *testing.T, want ...string) string {
 
 func (b *indexedBridge) search(t *testing.T, query string) ([]string, string) {
 	t.Helper()
-	res, derr := b.ex.Call(context.Background(), registry.MCPStdio, "search", []byte(fmt.Sprintf(`{"query":%q,"limit":100}`, query)))
+	res, derr := b.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "search", []byte(fmt.Sprintf(`{"query":%q,"limit":100}`, query)))
 	if derr != nil {
 		t.Fatalf("search %q: %v", query, derr)
 	}
@@ -225,7 +226,7 @@ func TestRealJoplinSearchFreshness(t *testing.T) {
 		ID string `json:"id"`
 	}
 	must(t, c.Write(ctx, "POST", "/folders", nil, map[string]any{"title": "Fresh"}, &nb))
-	res, derr := b.ex.Call(ctx, registry.MCPStdio, "create_note", []byte(fmt.Sprintf(`{"title":"Own","body":"quokka","notebook_id":%q}`, nb.ID)))
+	res, derr := b.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, "create_note", []byte(fmt.Sprintf(`{"title":"Own","body":"quokka","notebook_id":%q}`, nb.ID)))
 	if derr != nil {
 		t.Fatal(derr)
 	}
@@ -253,7 +254,7 @@ func TestRealJoplinSearchFreshness(t *testing.T) {
 	}
 	t.Logf("external create found after %v", time.Since(start).Round(time.Millisecond))
 
-	if _, derr := b.ex.Call(ctx, registry.MCPStdio, "trash_note", []byte(fmt.Sprintf(`{"id":%q}`, own.ID))); derr != nil {
+	if _, derr := b.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, "trash_note", []byte(fmt.Sprintf(`{"id":%q}`, own.ID))); derr != nil {
 		t.Fatal(derr)
 	}
 	if got, _ := b.search(t, "quokka"); len(got) != 0 {

@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -62,7 +63,7 @@ func (h *indexHarness) call(t *testing.T, name string, args map[string]any) map[
 
 func (h *indexHarness) try(name string, args map[string]any) (map[string]any, *domainerr.Error) {
 	b, _ := json.Marshal(args)
-	res, derr := h.ex.Call(context.Background(), registry.MCPStdio, name, b)
+	res, derr := h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, b)
 	if derr != nil {
 		return nil, derr
 	}

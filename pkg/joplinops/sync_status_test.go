@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
 	"github.com/notebridge/notebridge/pkg/joplinops"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/syncstate"
 )
@@ -54,7 +55,7 @@ func newSyncHarness(t *testing.T, withDir bool) *syncHarness {
 func (h *syncHarness) call(t *testing.T, name string, args any, out any) {
 	t.Helper()
 	b, _ := json.Marshal(args)
-	res, derr := h.ex.Call(context.Background(), registry.MCPStdio, name, b)
+	res, derr := h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, b)
 	if derr != nil {
 		t.Fatalf("%s: %v", name, derr)
 	}

@@ -5,15 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"runtime"
-	"sync"
-	"weak"
+	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/jsonscan"
+	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // The stdio fast path serves a plain tools/call (see parseToolCall) by
@@ -23,53 +20,31 @@ import (
 // of MiB. Its output is byte-for-byte what mcp-go's path writes for the same
 // line (TestFastPathMatchesMCPGo); every other message takes mcp-go's path.
 
-// runner is what the fast path needs of a server built by NewServer.
-type runner struct {
-	ex    *executor.Executor
-	t     registry.Transport
-	tools map[string]bool // the tools NewServer added
-}
-
-// runners maps each server built by NewServer to its runner. A server's
-// entry goes when the server is collected.
-var runners sync.Map // weak.Pointer[server.MCPServer] → *runner
-
-func registerRunner(s *server.MCPServer, r *runner) {
-	key := weak.Make(s)
-	runners.Store(key, r)
-	runtime.AddCleanup(s, func(k weak.Pointer[server.MCPServer]) { runners.Delete(k) }, key)
-}
-
-func runnerFor(s *server.MCPServer) *runner {
-	if v, ok := runners.Load(weak.Make(s)); ok {
-		return v.(*runner)
-	}
-	return nil
-}
-
 // fastPath serves plain tools/call messages of one stdio session.
 type fastPath struct {
-	r     *runner
-	s     *server.MCPServer
-	out   *stdioOut
-	calls *inflight // the session's running requests, shared with mcp-go's path
+	s   *Server
+	out *stdioOut
 }
 
-// serve answers msg if it is a plain tools/call of a tool NewServer added,
-// and reports whether it did; otherwise mcp-go must handle msg.
-func (f *fastPath) serve(ctx context.Context, msg []byte) bool {
-	call, ok := parseToolCall(msg)
-	if !ok || !f.r.tools[call.name] || f.s.GetTool(call.name) == nil {
-		return false
+// accept returns the plain tools/call msg holds if it names one of the
+// server's tools; otherwise mcp-go must handle msg. It reads msg once (see
+// parseToolCall). A nil fastPath accepts nothing.
+func (f *fastPath) accept(msg []byte) (toolCall, bool) {
+	if f == nil {
+		return toolCall{}, false
 	}
-	// A notifications/cancelled naming the id cancels the call, and the
-	// call gets no response.
-	ctx, c, done := f.calls.start(ctx, call.id)
-	defer done()
+	call, ok := parseToolCall(msg)
+	return call, ok && f.s.tools[call.name]
+}
 
+// serve answers an accepted call; ctx is the call's, from the session's
+// inflight.start, and done ends it. A notifications/cancelled naming the
+// call's id cancels it, and the call gets no response.
+func (f *fastPath) serve(ctx context.Context, call toolCall, c *request, done func()) {
+	defer done()
 	out, isError, panicked := f.call(ctx, call)
 	if c.cancelled.Load() {
-		return true
+		return
 	}
 	if panicked != nil {
 		// What mcp-go's recovery middleware (server.WithRecovery) answers.
@@ -78,15 +53,15 @@ func (f *fastPath) serve(ctx context.Context, msg []byte) bool {
 			ID:      mcp.NewRequestId(call.id),
 			Error:   mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("panic recovered in %s tool handler: %v", call.name, panicked), nil),
 		})
-		return true
+		return
 	}
 	f.out.toolResponse(call.idJSON, out, isError)
-	return true
 }
 
 func (f *fastPath) call(ctx context.Context, c toolCall) (out json.RawMessage, isError bool, panicked any) {
 	defer func() { panicked = recover() }()
-	out, isError = callTool(ctx, f.r.ex, f.r.t, c.name, c.args)
+	who, _ := principal.From(ctx)
+	out, isError = toolOutcome(f.s.ex.CallScanned(ctx, who, f.s.t, c.name, c.args))
 	return out, isError, nil
 }
 
@@ -95,7 +70,7 @@ type toolCall struct {
 	id     any    // the request id as mcp-go decodes it
 	idJSON []byte // the id as mcp-go encodes it in the response
 	name   string
-	args   json.RawMessage // the arguments object: a sub-slice of the message
+	args   jsonscan.Value // the arguments object: a sub-slice of the message
 }
 
 // parseToolCall finds a plain tools/call in msg: a JSON object with exactly
@@ -105,16 +80,15 @@ type toolCall struct {
 // progressToken. Member names must match exactly and appear once. Anything
 // else (other _meta fields such as a 2026-07-28 protocol version, task, a
 // notification, a response, other members, letter-case variants mcp-go
-// would also accept) reports false.
-// Only the short values are decoded; the arguments are not copied.
+// would also accept, invalid JSON) reports false.
+// msg is read once, by a jsonscan.Scanner that validates it and measures
+// the arguments' depth on the way; only the short values are decoded, and
+// the arguments are neither copied nor read again before the executor's
+// schema validator decodes them.
 func parseToolCall(msg []byte) (toolCall, bool) {
-	if !json.Valid(msg) {
-		return toolCall{}, false
-	}
 	var (
 		c               toolCall
 		version, method string
-		params          []byte
 		seen            int
 	)
 	once := func(bit int) bool {
@@ -122,45 +96,26 @@ func parseToolCall(msg []byte) (toolCall, bool) {
 		seen |= bit
 		return !dup
 	}
-	ok := eachMember(msg, func(key string, v []byte) bool {
-		switch key {
-		case "jsonrpc":
-			return once(1) && v[0] == '"' && json.Unmarshal(v, &version) == nil
-		case "id":
-			return once(2) && (v[0] == '"' || v[0] == '-' || v[0] >= '0' && v[0] <= '9') && json.Unmarshal(v, &c.id) == nil
-		case "method":
-			return once(4) && v[0] == '"' && json.Unmarshal(v, &method) == nil
-		case "params":
-			params = v
-			return once(8) && v[0] == '{'
-		}
-		return false
-	})
-	if !ok || seen != 15 || version != mcp.JSONRPC_VERSION || method != string(mcp.MethodToolsCall) {
-		return toolCall{}, false
+	s := jsonscan.NewScanner(msg)
+	// short decodes the next value, which must start with one of first.
+	short := func(first string, into any) bool {
+		v, ok := s.Value()
+		return ok && strings.IndexByte(first, v.Bytes()[0]) >= 0 && json.Unmarshal(v.Bytes(), into) == nil
 	}
-	seen = 0
-	ok = eachMember(params, func(key string, v []byte) bool {
-		switch key {
-		case "name":
-			return once(1) && v[0] == '"' && json.Unmarshal(v, &c.name) == nil
-		case "arguments":
-			c.args = v
-			return once(2) && v[0] == '{'
-		case "_meta":
-			// What clients send to ask for progress; mcp-go reads nothing
-			// else from it for a tools/call of the protocol versions that
-			// have initialize, and this server sends no progress.
-			metaSeen := false
-			return once(4) && eachMember(v, func(key string, _ []byte) bool {
-				dup := metaSeen
-				metaSeen = true
-				return key == "progressToken" && !dup
-			})
+	ok := s.Object(func(raw []byte, valid bool) bool {
+		switch memberName(raw, valid) {
+		case "jsonrpc":
+			return once(1) && short(`"`, &version)
+		case "id":
+			return once(2) && short(`"-0123456789`, &c.id)
+		case "method":
+			return once(4) && short(`"`, &method)
+		case "params":
+			return once(8) && parseParams(s, &c)
 		}
 		return false
-	})
-	if !ok || seen&3 != 3 {
+	}) && s.End()
+	if !ok || seen != 15 || version != mcp.JSONRPC_VERSION || method != string(mcp.MethodToolsCall) {
 		return toolCall{}, false
 	}
 	var err error
@@ -170,99 +125,52 @@ func parseToolCall(msg []byte) (toolCall, bool) {
 	return c, true
 }
 
-// eachMember calls fn with each member of the JSON object b (valid JSON,
-// possibly surrounded by whitespace), in order, with the decoded name and
-// the value's bytes. It stops and reports false when fn does, or when b is
-// not an object or a name cannot be decoded.
-func eachMember(b []byte, fn func(key string, v []byte) bool) bool {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
+// parseParams reads the params object of a plain tools/call into c.
+func parseParams(s *jsonscan.Scanner, c *toolCall) bool {
+	seen := 0
+	once := func(bit int) bool {
+		dup := seen&bit != 0
+		seen |= bit
+		return !dup
+	}
+	ok := s.Object(func(raw []byte, valid bool) bool {
+		switch memberName(raw, valid) {
+		case "name":
+			v, ok := s.Value()
+			return once(1) && ok && v.Bytes()[0] == '"' && json.Unmarshal(v.Bytes(), &c.name) == nil
+		case "arguments":
+			v, ok := s.Value()
+			c.args = v
+			return once(2) && ok && v.Bytes()[0] == '{'
+		case "_meta":
+			// What clients send to ask for progress; mcp-go reads nothing
+			// else from it for a tools/call of the protocol versions that
+			// have initialize, and this server sends no progress.
+			metaSeen := false
+			return once(4) && s.Object(func(raw []byte, valid bool) bool {
+				dup := metaSeen
+				metaSeen = true
+				_, ok := s.Value()
+				return ok && memberName(raw, valid) == "progressToken" && !dup
+			})
+		}
 		return false
-	}
-	if i = skipSpace(b, i+1); b[i] == '}' {
-		return true
-	}
-	for {
-		end := skipValue(b, i)
-		key, ok := memberName(b[i:end])
-		if !ok {
-			return false
-		}
-		i = skipSpace(b, skipSpace(b, end)+1) // past the colon
-		end = skipValue(b, i)
-		if !fn(key, b[i:end]) {
-			return false
-		}
-		if i = skipSpace(b, end); b[i] == '}' {
-			return true
-		}
-		i = skipSpace(b, i+1) // past the comma
-	}
+	})
+	return ok && seen&3 == 3
 }
 
-func memberName(raw []byte) (string, bool) {
+// memberName decodes a member name given as the raw bytes between its
+// quotes; "" when it is not a valid JSON string.
+func memberName(raw []byte, valid bool) string {
+	if !valid {
+		return ""
+	}
 	if bytes.IndexByte(raw, '\\') < 0 {
-		return string(raw[1 : len(raw)-1]), true
+		return string(raw)
 	}
 	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err == nil
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
+	if json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &s) != nil {
+		return ""
 	}
-	return i
-}
-
-// skipValue returns the end of the JSON value starting at b[i]; b is valid
-// JSON.
-func skipValue(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for i < len(b) {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-			i++
-		}
-		return i
-	}
-	for i < len(b) && bytes.IndexByte([]byte(",}] \t\n\r"), b[i]) < 0 {
-		i++
-	}
-	return i
-}
-
-// skipString returns the end of the JSON string starting at b[i]: the
-// first quote after it not escaped by an odd run of backslashes.
-func skipString(b []byte, i int) int {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b)
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
+	return s
 }

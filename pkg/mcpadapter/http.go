@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // Path is where MCP Streamable HTTP is served.
@@ -77,13 +78,13 @@ func orDefault[T int | time.Duration](v, def T) T {
 // NewHTTPHandler returns an echo instance serving MCP at /mcp plus /healthz
 // and /readyz. Every other request is checked, in order, for Origin, bearer
 // token and body size before any route is looked up.
-func NewHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, error) {
+func NewHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, error) {
 	e, _, err := newHTTPHandler(s, cfg, log)
 	return e, err
 }
 
 // newHTTPHandler is NewHTTPHandler, also returning the session guard.
-func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *guard, error) {
+func newHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *guard, error) {
 	if cfg.Token == nil {
 		return nil, nil, errors.New("mcp http: a token file is required")
 	}
@@ -96,7 +97,7 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 			origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 		}
 	}
-	auth := httpfront.Authenticate(cfg.Token, healthPaths...)
+	auth := httpfront.Authenticate(cfg.Token, principal.StaticMCP(), healthPaths...)
 	if cfg.OAuth != nil {
 		if cfg.OAuth.Resource == nil {
 			return nil, nil, errors.New("mcp http: OAuth needs a resource server")
@@ -115,7 +116,7 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 	reg := newSessions(orDefault(cfg.SessionIdleTTL, DefaultSessionIdleTTL),
 		orDefault(cfg.MaxSessionsPerCredential, DefaultMaxSessionsPerCredential), orDefault(cfg.MaxSessions, DefaultMaxSessions))
 	g := &guard{
-		next: server.NewStreamableHTTPServer(s,
+		next: server.NewStreamableHTTPServer(s.mcp,
 			server.WithSessionIdManagerResolver(reg),
 			server.WithStreamableHTTPLogger(log),
 		),
@@ -126,7 +127,7 @@ func newHTTPHandler(s *server.MCPServer, cfg HTTPConfig, log *slog.Logger) (*ech
 	reg.expire = g.reclaim
 	e.Any(Path, echo.WrapHandler(g))
 	if cfg.OAuth != nil {
-		g.rs, g.run = cfg.OAuth.Resource, runnerFor(s)
+		g.rs, g.srv = cfg.OAuth.Resource, s
 		for p, h := range cfg.OAuth.Routes {
 			e.Any(p, echo.WrapHandler(h))
 		}

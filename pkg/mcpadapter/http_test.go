@@ -85,7 +85,7 @@ type testHTTP struct {
 	srv       *httptest.Server
 	tokenPath string
 	guard     *guard
-	mcp       *server.MCPServer
+	mcp       *server.MCPServer // the mcp-go server under s
 }
 
 // newGuardedHTTP serves ex over MCP HTTP with cfg and a fresh token file
@@ -111,7 +111,7 @@ func newGuardedHTTP(t *testing.T, ex *executor.Executor, cfg HTTPConfig) testHTT
 	}
 	srv := httptest.NewServer(e)
 	t.Cleanup(srv.Close)
-	return testHTTP{srv: srv, tokenPath: tokenPath, guard: g, mcp: s}
+	return testHTTP{srv: srv, tokenPath: tokenPath, guard: g, mcp: s.mcp}
 }
 
 func post(t *testing.T, url, body string, headers map[string]string) (*http.Response, string) {

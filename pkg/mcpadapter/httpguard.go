@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
+	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // guard sits between the authenticated front door and mcp-go's Streamable
@@ -31,10 +32,10 @@ type guard struct {
 	sessions   *sessions
 	maxStreams int
 	streamIdle time.Duration
-	// rs and run, set when OAuth is on, refuse a tools/call beyond the
+	// rs and srv, set when OAuth is on, refuse a tools/call beyond the
 	// token's scopes with HTTP 403 (see scopeRefusal).
 	rs  *oauthrs.Server
-	run *runner
+	srv *Server
 }
 
 // The JSON-RPC error codes of session failures, as the reference
@@ -65,9 +66,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	owner := credential(r.Header)
-	if p, ok := principalFrom(r.Context()); ok {
+	if p, ok := principal.From(r.Context()); ok && p.Kind() == principal.OAuthGrant {
 		// An OAuth grant owns its sessions across token refreshes.
-		owner = "oauth:" + p.GrantID
+		owner = "oauth:" + p.GrantID()
 	}
 	switch {
 	case r.Method == http.MethodPost && m.Method == string(mcp.MethodInitialize):

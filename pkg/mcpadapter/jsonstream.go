@@ -3,6 +3,8 @@ package mcpadapter
 import (
 	"bufio"
 	"unicode/utf8"
+
+	"github.com/notebridge/notebridge/pkg/jsonscan"
 )
 
 const hexDigits = "0123456789abcdef"
@@ -63,42 +65,45 @@ func writeStringBody(w *bufio.Writer, b []byte) {
 }
 
 // writeCompact writes the valid JSON b as json.Marshal writes a
-// json.RawMessage: whitespace between tokens dropped, <, > and & escaped as
-// \u003c, \u003e, \u0026, and U+2028 and U+2029 as \u2028 and \u2029.
-// The caller checks b with json.Valid first.
+// json.RawMessage: whitespace between tokens dropped, and inside strings
+// <, > and & escaped as \u003c, \u003e, \u0026, and U+2028 and U+2029 as
+// \u2028 and \u2029. The caller checks b with json.Valid first.
 func writeCompact(w *bufio.Writer, b []byte) {
 	start := 0
-	inString, escaped := false, false
 	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '<' || c == '>' || c == '&':
-			w.Write(b[start:i])
-			writeU00(w, c)
-			start = i + 1
-		case c == 0xE2 && i+2 < len(b) && b[i+1] == 0x80 && b[i+2]&^1 == 0xA8:
-			w.Write(b[start:i])
-			w.WriteString(`\u202`)
-			w.WriteByte(hexDigits[b[i+2]&0xF])
-			i += 2
-			start = i + 1
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		switch b[i] {
+		case ' ', '\t', '\n', '\r':
 			w.Write(b[start:i])
 			start = i + 1
+		case '"':
+			end, _ := jsonscan.StringEnd(b, i)
+			w.Write(b[start:i])
+			writeHTMLSafe(w, b[i:end])
+			i, start = end-1, end
 		}
 	}
 	w.Write(b[start:])
+}
+
+// writeHTMLSafe writes the JSON string s with <, > and & escaped as
+// \u003c, \u003e, \u0026, and U+2028 and U+2029 as \u2028 and \u2029.
+func writeHTMLSafe(w *bufio.Writer, s []byte) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '<' || c == '>' || c == '&':
+			w.Write(s[start:i])
+			writeU00(w, c)
+			start = i + 1
+		case c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8:
+			w.Write(s[start:i])
+			w.WriteString(`\u202`)
+			w.WriteByte(hexDigits[s[i+2]&0xF])
+			i += 2
+			start = i + 1
+		}
+	}
+	w.Write(s[start:])
 }
 
 // writeU00 writes the escape \u00XX of an ASCII byte.

@@ -1,17 +1,16 @@
 package mcpadapter
 
 import (
-	"context"
 	"errors"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/oauthrs"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/scope"
 )
 
@@ -25,19 +24,12 @@ type OAuthConfig struct {
 	Routes map[string]http.Handler
 }
 
-type principalKey struct{}
-
-// principalFrom returns the OAuth principal a request authenticated as.
-func principalFrom(ctx context.Context) (oauthrs.Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(oauthrs.Principal)
-	return p, ok
-}
-
 // authenticateOAuth is the front door when OAuth is on. The static bearer
-// token is checked first and keeps full access; otherwise an access token
-// of our authorization server, checked for issuer, audience and expiry,
-// admits the request with its scopes in the context. A request with
-// neither gets 401 with the RFC 9728 challenge naming the metadata.
+// token is checked first and admits the request as principal.StaticMCP;
+// otherwise an access token of our authorization server, checked for
+// issuer, audience and expiry, admits it as its grant (principal.OAuth,
+// limited to the grant's scopes). A request with neither gets 401 with the
+// RFC 9728 challenge naming the metadata.
 func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) echo.MiddlewareFunc {
 	rs := oc.Resource
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -57,6 +49,7 @@ func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) 
 					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
 			}
 			if err == nil {
+				c.SetRequest(r.WithContext(principal.With(r.Context(), principal.StaticMCP())))
 				return next(c)
 			}
 			tok, perr := httpauth.ParseBearer(r.Header)
@@ -69,36 +62,31 @@ func authenticateOAuth(tf *httpauth.TokenFile, oc *OAuthConfig, open ...string) 
 				c.Response().Header().Set("WWW-Authenticate", rs.InvalidTokenChallenge())
 				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
 			}
-			ctx := scope.WithGranted(context.WithValue(r.Context(), principalKey{}, p), p.Scopes)
-			c.SetRequest(r.WithContext(ctx))
+			c.SetRequest(r.WithContext(principal.With(r.Context(), principal.OAuth(p.GrantID, p.Scopes))))
 			return next(c)
 		}
 	}
 }
 
-// scopeRefusal answers a tools/call whose OAuth token lacks the tool's scope
-// with HTTP 403 and the insufficient_scope challenge (MCP authorization,
-// Scope Challenge Handling), before mcp-go sees it, and reports whether it
-// did. The executor refuses the same call anyway; this only lets the
-// client step up.
+// scopeRefusal answers a tools/call that the executor would refuse for
+// INSUFFICIENT_SCOPE with HTTP 403 and the insufficient_scope challenge
+// (MCP authorization, Scope Challenge Handling), before mcp-go sees it, and
+// reports whether it did. The decision is the executor's (Authorize); this
+// only lets the client step up.
 func (g *guard) scopeRefusal(w http.ResponseWriter, r *http.Request, m message) bool {
-	if g.rs == nil || g.run == nil || m.Method != "tools/call" {
+	if g.rs == nil || g.srv == nil || m.Method != "tools/call" || !g.srv.tools[m.Params.Name] {
 		return false
 	}
-	granted, limited := scope.Granted(r.Context())
-	if !limited || !g.run.tools[m.Params.Name] {
-		return false
-	}
-	op, ok := g.run.ex.Registry().Lookup(m.Params.Name)
+	who, ok := principal.From(r.Context())
 	if !ok {
 		return false
 	}
-	allowed, need := scope.Permits(r.Context(), op)
-	if allowed {
+	derr := g.srv.ex.Authorize(who, m.Params.Name)
+	if derr == nil || derr.Code != domainerr.InsufficientScope {
 		return false
 	}
-	w.Header().Set("WWW-Authenticate", g.rs.ScopeChallenge(granted, need))
-	derr := executor.InsufficientScope(op.Name, need)
+	need, _ := derr.Details["scope"].(string)
+	w.Header().Set("WWW-Authenticate", g.rs.ScopeChallenge(who.Scopes(), scope.Scope(need)))
 	writeRPCError(w, http.StatusForbidden, m.ID, codeBadSession, derr.Message, derr)
 	return true
 }

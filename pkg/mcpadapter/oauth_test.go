@@ -64,7 +64,7 @@ func oauthHTTP(t *testing.T, writes *atomic.Int32, tokens tokenTable) testHTTP {
 		Routes: map[string]http.Handler{rs.MetadataPath(): rs.MetadataHandler()}}})
 }
 
-func principal(grant string, s ...scope.Scope) oauthrs.Principal {
+func grantPrincipal(grant string, s ...scope.Scope) oauthrs.Principal {
 	return oauthrs.Principal{GrantID: grant, ClientID: "c", Issuer: "https://notes.example.com", Audience: []string{rsResource},
 		Scopes: scope.NewSet(s...), Expires: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
@@ -86,10 +86,10 @@ const callWrite = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name
 func TestOAuthFrontDoor(t *testing.T) {
 	var writes atomic.Int32
 	h := oauthHTTP(t, &writes, tokenTable{
-		"ro-token": principal("g-ro", scope.NotesRead),
-		"rw-token": principal("g-rw", scope.NotesRead, scope.NotesWrite),
+		"ro-token": grantPrincipal("g-ro", scope.NotesRead),
+		"rw-token": grantPrincipal("g-rw", scope.NotesRead, scope.NotesWrite),
 		"foreign-token": func() oauthrs.Principal {
-			p := principal("g-x", scope.NotesWrite)
+			p := grantPrincipal("g-x", scope.NotesWrite)
 			p.Audience = []string{"https://other/mcp"}
 			return p
 		}(),
@@ -154,9 +154,9 @@ func TestOAuthFrontDoor(t *testing.T) {
 func TestOAuthSessionBelongsToTheGrant(t *testing.T) {
 	var writes atomic.Int32
 	h := oauthHTTP(t, &writes, tokenTable{
-		"first":  principal("grant-a", scope.NotesRead),
-		"second": principal("grant-a", scope.NotesRead),
-		"other":  principal("grant-b", scope.NotesRead),
+		"first":  grantPrincipal("grant-a", scope.NotesRead),
+		"second": grantPrincipal("grant-a", scope.NotesRead),
+		"other":  grantPrincipal("grant-b", scope.NotesRead),
 	})
 	s := openSession(t, h.srv.URL, "Bearer first")
 	list := `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`

@@ -16,6 +16,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -133,7 +134,7 @@ func (r *noteResources) list(ctx context.Context, cursor string) (listed, error)
 		page = n
 	}
 	args, _ := json.Marshal(map[string]any{"limit": resourcePage, "page": page, "order_by": "updated_time", "order_dir": "desc"})
-	out, derr := r.ex.Call(ctx, r.t, "list_notes", args)
+	out, derr := r.call(ctx, "list_notes", args)
 	if derr != nil {
 		return listed{}, callError(derr)
 	}
@@ -160,6 +161,13 @@ func (r *noteResources) list(ctx context.Context, cursor string) (listed, error)
 	return l, nil
 }
 
+// call runs operation name for the caller the transport put in ctx; with
+// none the executor refuses, as for a tool call.
+func (r *noteResources) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
+	who, _ := principal.From(ctx)
+	return r.ex.Call(ctx, who, r.t, name, args)
+}
+
 // callError renders a domain error for a JSON-RPC error message: its code
 // first, as the tool results carry it.
 func callError(e *domainerr.Error) error {
@@ -176,7 +184,7 @@ func (r *noteResources) readNote(ctx context.Context, req mcp.ReadResourceReques
 		return nil, notFoundURI()
 	}
 	args, _ := json.Marshal(map[string]any{"id": id, "view": "full"})
-	out, derr := r.ex.Call(ctx, r.t, "get_note", args)
+	out, derr := r.call(ctx, "get_note", args)
 	if derr != nil {
 		if derr.Code == domainerr.NotFound || derr.Code == domainerr.InvalidArgument {
 			return nil, notFoundURI()
@@ -214,7 +222,7 @@ func (r *noteResources) readAttachment(ctx context.Context, req mcp.ReadResource
 		return nil, notFoundURI()
 	}
 	args, _ := json.Marshal(map[string]any{"id": id})
-	out, derr := r.ex.Call(ctx, r.t, "get_resource_content", args)
+	out, derr := r.call(ctx, "get_resource_content", args)
 	if derr != nil {
 		if derr.Code == domainerr.NotFound || derr.Code == domainerr.InvalidArgument {
 			return nil, notFoundURI()
@@ -234,6 +242,6 @@ func (r *noteResources) readAttachment(ctx context.Context, req mcp.ReadResource
 // NotifyResourcesChanged tells every client of s that the note resources
 // changed (notifications/resources/list_changed); the bridge calls it when
 // a write it made changed a note.
-func NotifyResourcesChanged(s *server.MCPServer) {
-	s.SendNotificationToAllClients(string(mcp.MethodNotificationResourcesListChanged), nil)
+func NotifyResourcesChanged(s *Server) {
+	s.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationResourcesListChanged), nil)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -25,10 +26,21 @@ func SupportedProtocolVersions() []string {
 	return append([]string(nil), mcp.ValidProtocolVersions...)
 }
 
+// Server is one MCP server: the operations of an executor's registry that
+// are exposed on one transport, as mcp-go tools. ServeStdio and
+// NewHTTPHandler serve it; both reach the executor through it, and the
+// stdio fast path answers a plain tools/call from it without mcp-go.
+type Server struct {
+	mcp   *server.MCPServer
+	ex    *executor.Executor
+	t     registry.Transport
+	tools map[string]bool // the tools added to mcp, by name
+}
+
 // NewServer builds an MCP server exposing the operations of ex's registry
 // that are exposed on transport t; its instructions describe the toolsets
 // those operations come from.
-func NewServer(ex *executor.Executor, t registry.Transport, version string) *server.MCPServer {
+func NewServer(ex *executor.Executor, t registry.Transport, version string) *Server {
 	ops := ex.Registry().Exposed(t)
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
@@ -51,8 +63,14 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *ser
 		names[op.Name] = true
 	}
 	s.AddTools(tools...)
-	registerRunner(s, &runner{ex: ex, t: t, tools: names})
-	return s
+	return &Server{mcp: s, ex: ex, t: t, tools: names}
+}
+
+// HandleMessage answers one JSON-RPC message through mcp-go, as the
+// transports do; ctx must carry the caller (principal.With) for a
+// tools/call to run.
+func (s *Server) HandleMessage(ctx context.Context, msg json.RawMessage) mcp.JSONRPCMessage {
+	return s.mcp.HandleMessage(ctx, msg)
 }
 
 // Tool converts one operation to its MCP tool definition. It carries no
@@ -98,7 +116,10 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 			}
 			args = b
 		}
-		out, isError := callTool(ctx, ex, t, name, args)
+		// The transport put the caller in the context (ServeStdio, the HTTP
+		// front door); without one the executor refuses the call.
+		who, _ := principal.From(ctx)
+		out, isError := toolOutcome(ex.Call(ctx, who, t, name, args))
 		if isError {
 			return errorResult(out), nil
 		}
@@ -106,11 +127,10 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 	}
 }
 
-// callTool runs one call through the executor. It returns the encoded
-// result object, or the encoded error object {"error": {...}} and true.
-// The mcp-go handler and the stdio fast path both answer from it.
-func callTool(ctx context.Context, ex *executor.Executor, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, bool) {
-	out, derr := ex.Call(ctx, t, name, args)
+// toolOutcome turns what the executor answered into the encoded result
+// object, or the encoded error object {"error": {...}} and true. The mcp-go
+// handler and the stdio fast path both answer from it.
+func toolOutcome(out json.RawMessage, derr *domainerr.Error) (json.RawMessage, bool) {
 	if derr != nil {
 		return errorJSON(derr), true
 	}

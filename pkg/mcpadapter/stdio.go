@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/notebridge/notebridge/pkg/principal"
 )
 
 // MaxStdioMessage bounds one JSON-RPC line on stdin.
@@ -21,28 +23,30 @@ const MaxStdioMessage = 24 << 20
 // input line (a final line without a newline included) and one response per
 // output line, written whole under a lock. At EOF it waits for in-flight
 // calls to finish, then returns nil. Cancelling ctx cancels in-flight calls.
-// Nothing but protocol messages is ever written to out.
+// Nothing but protocol messages is ever written to out. Every call is made
+// as the stdio owner (principal.Stdio): whoever started the process.
 //
-// For a server built by NewServer, a plain tools/call (see parseToolCall)
-// goes straight to the executor, with its arguments left in the input line,
-// and its response is streamed to out; the bytes written are the ones
-// mcp-go's path would write. Every other message goes to s.
-func ServeStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, maxLine int, log *slog.Logger) error {
+// A plain tools/call (see parseToolCall) goes straight to the executor,
+// with its arguments left in the input line, and its response is streamed
+// to out; the bytes written are the ones mcp-go's path would write. Every
+// other message goes to mcp-go.
+func ServeStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, maxLine int, log *slog.Logger) error {
 	return serveStdio(ctx, s, in, out, maxLine, log, true)
 }
 
 // serveStdio is ServeStdio; withFastPath false sends every message to s,
 // which tests compare the fast path against.
-func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.Writer, maxLine int, log *slog.Logger, withFastPath bool) error {
+func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, maxLine int, log *slog.Logger, withFastPath bool) error {
+	ctx = principal.With(ctx, principal.Stdio())
 	r := bufio.NewReaderSize(in, 64<<10)
 	var wg sync.WaitGroup
 	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
 	calls := newInflight()
-	ctx, closeSession := openStdioSession(ctx, s, w)
+	ctx, closeSession := openStdioSession(ctx, s.mcp, w)
 	defer closeSession()
 	var fast *fastPath
-	if rn := runnerFor(s); rn != nil && withFastPath {
-		fast = &fastPath{r: rn, s: s, out: w, calls: calls}
+	if withFastPath {
+		fast = &fastPath{s: s, out: w}
 	}
 	for {
 		line, tooLong, rerr := readLine(r, maxLine)
@@ -50,7 +54,16 @@ func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 			w.message(errorResponse(-32600, "message exceeds the size limit"))
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			msg := json.RawMessage(line)
-			if isBatch(msg) {
+			if call, ok := fast.accept(msg); ok {
+				// Registered before the next line is read, so a
+				// cancellation that follows always finds it.
+				callCtx, c, done := calls.start(ctx, call.id)
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					fast.serve(callCtx, call, c, done)
+				}()
+			} else if isBatch(msg) {
 				w.message(errorResponse(mcp.INVALID_REQUEST, batchError))
 			} else if isInitialize(msg) {
 				// The handshake is answered before any later line is read,
@@ -65,10 +78,7 @@ func serveStdio(ctx context.Context, s *server.MCPServer, in io.Reader, out io.W
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					if fast != nil && fast.serve(ctx, msg) {
-						return
-					}
-					handleMessage(ctx, s, msg, calls, w)
+					handleMessage(ctx, s.mcp, msg, calls, w)
 				}()
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/okf/fcache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"github.com/notebridge/notebridge/pkg/okf/store"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -41,7 +42,7 @@ func benchExecWith(b *testing.B, cfg Config) *executor.Executor {
 
 func benchCall(b *testing.B, ex *executor.Executor, name string, args map[string]any) json.RawMessage {
 	raw, _ := json.Marshal(args)
-	out, derr := ex.Call(context.Background(), registry.MCPStdio, name, raw)
+	out, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, raw)
 	if derr != nil {
 		b.Fatalf("%s: %v", name, derr)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/okf/store"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -62,7 +63,7 @@ func crashApplyChild() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
-	out, derr := ex.Call(context.Background(), registry.MCPStdio, op, raw)
+	out, derr := ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, op, raw)
 	if derr != nil {
 		fmt.Println("ERR", derr.Code)
 		return 0

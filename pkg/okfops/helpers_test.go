@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/executor"
 	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -95,7 +96,7 @@ func (h *harness) callOn(t testing.TB, tr registry.Transport, name string, args 
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, derr := h.ex.Call(context.Background(), tr, name, raw)
+	out, derr := h.ex.Call(context.Background(), principal.Stdio(), tr, name, raw)
 	if derr != nil {
 		if derr.Code == domainerr.Internal {
 			t.Fatalf("%s: internal error: %v %v", name, derr, derr.Details)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -47,7 +48,7 @@ func TestInertAcrossWorkflows(t *testing.T) {
 		t.Helper()
 		hook.arm("staged", func() error { return errors.New("disk on fire") })
 		raw, _ := json.Marshal(args)
-		if _, derr := h.ex.Call(context.Background(), registry.MCPStdio, name, raw); derr == nil || derr.Code != domainerr.Internal {
+		if _, derr := h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, raw); derr == nil || derr.Code != domainerr.Internal {
 			t.Fatalf("%s with a failing store: %v, want INTERNAL", name, derr)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 )
 
@@ -45,7 +46,7 @@ func (f *faultHook) hook(step string) error {
 func (h *harness) callCtx(t *testing.T, ctx context.Context, name string, args map[string]any) (map[string]any, *domainerr.Error) {
 	t.Helper()
 	raw, _ := json.Marshal(args)
-	out, derr := h.ex.Call(ctx, registry.MCPStdio, name, raw)
+	out, derr := h.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, name, raw)
 	if derr != nil {
 		if derr.Code == domainerr.Internal {
 			t.Fatalf("%s: internal error: %v", name, derr)

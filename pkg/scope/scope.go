@@ -1,12 +1,10 @@
 // Package scope defines the OAuth scopes notebridge grants (notes:read,
 // notes:write, okf:read, okf:write), derives the one an operation needs from
-// its toolset and effect, and carries a caller's granted scopes in a call's
-// context. A context without granted scopes means a caller with full access
-// (a static bearer token, stdio); only OAuth callers are limited.
+// its toolset and effect, and holds sets of them. It decides nothing: the
+// executor alone decides whether a caller's scopes cover an operation.
 package scope
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -130,30 +128,4 @@ func (s Set) String() string {
 		parts = append(parts, string(sc))
 	}
 	return strings.Join(parts, " ")
-}
-
-type grantedKey struct{}
-
-// WithGranted returns ctx carrying the scopes granted to the caller. Every
-// call made with it is limited to operations those scopes cover.
-func WithGranted(ctx context.Context, s Set) context.Context {
-	return context.WithValue(ctx, grantedKey{}, s)
-}
-
-// Granted returns the scopes ctx carries; limited is false for a caller
-// with full access (no scopes were attached).
-func Granted(ctx context.Context) (s Set, limited bool) {
-	s, limited = ctx.Value(grantedKey{}).(Set)
-	return s, limited
-}
-
-// Permits reports whether a caller with ctx may run op, and the scope op
-// needs ("" when no token can call it).
-func Permits(ctx context.Context, op registry.Operation) (bool, Scope) {
-	need, known := Required(op)
-	granted, limited := Granted(ctx)
-	if !limited {
-		return true, need
-	}
-	return known && granted.Has(need), need
 }

@@ -1,7 +1,6 @@
 package scope
 
 import (
-	"context"
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -53,26 +52,5 @@ func TestParseAndSet(t *testing.T) {
 	}
 	if e, err := Parse(""); err != nil || !e.Empty() {
 		t.Fatalf("empty: %v %v", e, err)
-	}
-}
-
-func TestPermitsOnlyLimitsOAuthCallers(t *testing.T) {
-	write := registry.Operation{Toolset: "joplin", Effect: registry.EffectCreate}
-	foreign := registry.Operation{Toolset: "other", Effect: registry.EffectRead}
-	if ok, _ := Permits(context.Background(), write); !ok {
-		t.Fatal("a caller without scopes (static bearer, stdio) must keep full access")
-	}
-	if ok, _ := Permits(context.Background(), foreign); !ok {
-		t.Fatal("full access covers operations without a scope")
-	}
-	ro := WithGranted(context.Background(), NewSet(NotesRead, OKFWrite))
-	if ok, need := Permits(ro, write); ok || need != NotesWrite {
-		t.Fatalf("read-only notes token may write: %v %q", ok, need)
-	}
-	if ok, _ := Permits(ro, foreign); ok {
-		t.Fatal("an OAuth caller called an operation no scope covers")
-	}
-	if ok, _ := Permits(WithGranted(context.Background(), Set{}), registry.Operation{Toolset: "okf", Effect: registry.EffectRead}); ok {
-		t.Fatal("an empty grant permits a read")
 	}
 }

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/notebridge/notebridge/pkg/httpauth"
 	"github.com/notebridge/notebridge/pkg/httpfront"
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -168,7 +166,7 @@ func (c *config) credentials(except ...string) []httpauth.Credential {
 
 // notifyResources has srv tell its clients that the note resources
 // changed whenever a write the bridge made added, changed or trashed notes.
-func (a *app) notifyResources(srv *server.MCPServer) {
+func (a *app) notifyResources(srv *mcpadapter.Server) {
 	if a.joplin == nil {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/principal"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/syncstate"
 )
@@ -35,7 +36,7 @@ func TestWritesAskForASync(t *testing.T) {
 		}
 		req := filepath.Join(syncDir, syncstate.RequestFile)
 		call := func(name, args string) {
-			if _, derr := a.exec.Call(context.Background(), registry.MCPStdio, name, json.RawMessage(args)); derr != nil && !readOnly {
+			if _, derr := a.exec.Call(context.Background(), principal.Stdio(), registry.MCPStdio, name, json.RawMessage(args)); derr != nil && !readOnly {
 				t.Fatalf("%s: %v", name, derr)
 			}
 		}

@@ -18,7 +18,6 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
 	"github.com/notebridge/notebridge/pkg/httpauth"
@@ -106,7 +105,7 @@ func start(t testing.TB, c *client.Client) *client.Client {
 
 // InProcessStdio serves srv with mcpadapter.ServeStdio over a pair of pipes
 // and returns an initialized client speaking to it.
-func InProcessStdio(t testing.TB, srv *server.MCPServer) *client.Client {
+func InProcessStdio(t testing.TB, srv *mcpadapter.Server) *client.Client {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -126,7 +125,7 @@ func (nilReader) Read([]byte) (int, error) { return 0, io.EOF }
 
 // HTTP serves srv through the real Streamable HTTP handler (bearer auth,
 // origin and size checks) and returns an initialized client.
-func HTTP(t testing.TB, srv *server.MCPServer) *client.Client {
+func HTTP(t testing.TB, srv *mcpadapter.Server) *client.Client {
 	t.Helper()
 	const token = "mcptest-bearer-token-0123456789"
 	path := filepath.Join(t.TempDir(), "mcp-token")
