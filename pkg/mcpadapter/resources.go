@@ -178,19 +178,30 @@ func notFoundURI() error {
 	return fmt.Errorf("%s: %w", domainerr.NotFound, server.ErrResourceNotFound)
 }
 
-func (r *noteResources) readNote(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	id, ok := strings.CutPrefix(req.Params.URI, notePrefix)
+// readObject reads the object uri names (prefix, then its id) with
+// operation name, decoding its result into out. A URI that names nothing,
+// or an id the operation refuses or cannot find, is not found.
+func (r *noteResources) readObject(ctx context.Context, uri, prefix, name string, args map[string]any, out any) error {
+	id, ok := strings.CutPrefix(uri, prefix)
 	if !ok || id == "" {
-		return nil, notFoundURI()
+		return notFoundURI()
 	}
-	args, _ := json.Marshal(map[string]any{"id": id, "view": "full"})
-	out, derr := r.call(ctx, "get_note", args)
+	args["id"] = id
+	raw, _ := json.Marshal(args)
+	res, derr := r.call(ctx, name, raw)
 	if derr != nil {
 		if derr.Code == domainerr.NotFound || derr.Code == domainerr.InvalidArgument {
-			return nil, notFoundURI()
+			return notFoundURI()
 		}
-		return nil, callError(derr)
+		return callError(derr)
 	}
+	if err := json.Unmarshal(res, out); err != nil {
+		return fmt.Errorf("decode %s: %w", name, err)
+	}
+	return nil
+}
+
+func (r *noteResources) readNote(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	var n struct {
 		ID          string `json:"id"`
 		Title       string `json:"title"`
@@ -199,8 +210,8 @@ func (r *noteResources) readNote(ctx context.Context, req mcp.ReadResourceReques
 		UpdatedTime int64  `json:"updated_time"`
 		Trashed     bool   `json:"trashed"`
 	}
-	if err := json.Unmarshal(out, &n); err != nil {
-		return nil, fmt.Errorf("decode get_note: %w", err)
+	if err := r.readObject(ctx, req.Params.URI, notePrefix, "get_note", map[string]any{"view": "full"}, &n); err != nil {
+		return nil, err
 	}
 	if n.Trashed {
 		return nil, notFoundURI()
@@ -217,24 +228,12 @@ func noteMarkdown(id, title, notebook string, updated int64, body string) string
 }
 
 func (r *noteResources) readAttachment(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
-	id, ok := strings.CutPrefix(req.Params.URI, resourcePrefix)
-	if !ok || id == "" {
-		return nil, notFoundURI()
-	}
-	args, _ := json.Marshal(map[string]any{"id": id})
-	out, derr := r.call(ctx, "get_resource_content", args)
-	if derr != nil {
-		if derr.Code == domainerr.NotFound || derr.Code == domainerr.InvalidArgument {
-			return nil, notFoundURI()
-		}
-		return nil, callError(derr)
-	}
 	var c struct {
 		Mime       string `json:"mime"`
 		DataBase64 string `json:"data_base64"`
 	}
-	if err := json.Unmarshal(out, &c); err != nil {
-		return nil, fmt.Errorf("decode get_resource_content: %w", err)
+	if err := r.readObject(ctx, req.Params.URI, resourcePrefix, "get_resource_content", map[string]any{}, &c); err != nil {
+		return nil, err
 	}
 	return []mcp.ResourceContents{mcp.BlobResourceContents{URI: req.Params.URI, MIMEType: c.Mime, Blob: c.DataBase64}}, nil
 }
