@@ -19,7 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // TestGoSDKClientReadsToolErrors drives the built binary with the official
@@ -43,7 +43,7 @@ func TestGoSDKClientReadsToolErrors(t *testing.T) {
 		addr, _, token := startMCPServe(t, joplinArgs...)
 		checkToolErrors(t, &mcp.StreamableClientTransport{
 			Endpoint:   "http://" + addr + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{token: token}},
+			HTTPClient: &http.Client{Transport: bearerTransport{token: token}},
 		})
 	})
 }
@@ -61,9 +61,9 @@ func fakeJoplinArgs(t *testing.T) []string {
 	return []string{"--joplin-url", fake.URL, "--joplin-token-file", tokenFile, "--joplin-wait", "2s"}
 }
 
-type bearer struct{ token string }
+type bearerTransport struct{ token string }
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)

@@ -29,7 +29,7 @@ func TestGoSDKClientReadsNotesAsResources(t *testing.T) {
 		addr, _, token := startMCPServe(t, joplinArgs...)
 		checkResources(t, &mcp.StreamableClientTransport{
 			Endpoint:   "http://" + addr + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{token: token}},
+			HTTPClient: &http.Client{Transport: bearerTransport{token: token}},
 		}, false)
 	})
 }
