@@ -35,6 +35,8 @@ type Server struct {
 	ex    *executor.Executor
 	t     registry.Transport
 	tools map[string]bool // the tools added to mcp, by name
+	// resources is set when the notes are served as MCP resources.
+	resources bool
 }
 
 // NewServer builds an MCP server exposing the operations of ex's registry
@@ -63,7 +65,7 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *Ser
 		names[op.Name] = true
 	}
 	s.AddTools(tools...)
-	return &Server{mcp: s, ex: ex, t: t, tools: names}
+	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil}
 }
 
 // HandleMessage answers one JSON-RPC message through mcp-go, as the
