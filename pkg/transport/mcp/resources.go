@@ -70,6 +70,11 @@ func resourceOptions(r *noteResources) []server.ServerOption {
 	hooks := &server.Hooks{}
 	hooks.AddOnRequestInitialization(r.beforeRequest)
 	hooks.AddAfterListResources(r.afterList)
+	hooks.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
+		if method == mcp.MethodResourcesList {
+			r.pages.Delete(pageKey(ctx, id)) // the result hook will not run
+		}
+	})
 	return []server.ServerOption{server.WithResourceCapabilities(false, true), server.WithHooks(hooks)}
 }
 
