@@ -39,6 +39,10 @@ type config struct {
 	MemoryLimit     byteSize
 	OKFRoots        string
 
+	EmbeddingsURL     string
+	EmbeddingsModel   string
+	EmbeddingsKeyFile string
+
 	ActionsEnabled       bool
 	ActionsTokenFile     string
 	ActionsListen        string
@@ -99,6 +103,10 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.Var(&c.MemoryLimit, "memory-limit", "soft memory limit of the Go runtime, a `size` such as 64MiB or 1GiB, or off. "+
 		"Near it the garbage collector works harder; it never stops the process. The GOMEMLIMIT environment variable, when set, wins")
 	fs.StringVar(&c.OKFRoots, "okf-roots", "", "comma-separated absolute directories that OKF bundle_path must lie in; when set, OKF tools are also served over MCP HTTP (never over Actions)")
+	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", "", "base URL of an OpenAI-compatible embeddings API you run (e.g. http://localhost:11434/v1 for Ollama; /embeddings is appended); "+
+		"when set, note text is sent there to search by meaning. Off when empty: nothing leaves the machine")
+	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", "", "embedding model name sent to --embeddings-url (e.g. nomic-embed-text)")
+	fs.StringVar(&c.EmbeddingsKeyFile, "embeddings-key-file", "", "file (mode 0600) holding the key sent to --embeddings-url as a bearer token; none when empty")
 	if withHTTP {
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
 		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")

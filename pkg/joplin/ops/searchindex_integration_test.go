@@ -118,6 +118,11 @@ func newIndexedBridge(t *testing.T, c *joplin.Client, path string) *indexedBridg
 	return newIndexedBridgeWith(t, c, joplinindex.Config{Path: path})
 }
 
+// newMeaningBridge is newIndexedBridge with search by meaning set up by m.
+func newMeaningBridge(t *testing.T, c *joplin.Client, path string, m joplinindex.MeaningConfig) *indexedBridge {
+	return newIndexedBridgeWith(t, c, joplinindex.Config{Path: path, Meaning: m})
+}
+
 // newIndexedBridgeWith is newIndexedBridge with the indexer configured by
 // cfg (Applied is set here).
 func newIndexedBridgeWith(t *testing.T, c *joplin.Client, cfg joplinindex.Config) *indexedBridge {

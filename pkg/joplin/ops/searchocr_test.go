@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/base64"
 	"testing"
+
+	"github.com/notebridge/notebridge/pkg/joplin/embed"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	"github.com/notebridge/notebridge/pkg/testkit/embedtest"
 )
 
 // TestSearchFindsAttachmentOCRText: words in the OCR text of a resource a
@@ -52,5 +56,33 @@ func TestSearchFindsAttachmentOCRText(t *testing.T) {
 	h.call(t, "update_resource", map[string]any{"id": b, "title": "warranty"})
 	if it := hit("warranty"); it["attachment"] != b {
 		t.Fatalf("after update: %v", it)
+	}
+}
+
+// TestHybridSearchNamesTheAttachment: a hybrid search (keywords fused with
+// meaning) reports the attachment a keyword hit matched in, as the keyword
+// search does.
+func TestHybridSearchNamesTheAttachment(t *testing.T) {
+	p := embedtest.New()
+	defer p.Close()
+	provider, err := embed.New(embed.Config{BaseURL: p.BaseURL(), Model: "concepts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signals := make(chan string, 1000)
+	h := newMeaningHarness(t, signals, joplinindex.MeaningConfig{Provider: provider})
+	nb := h.call(t, "create_notebook", map[string]any{"title": "Scans"})["id"].(string)
+	res := h.call(t, "create_resource", map[string]any{"title": "scan", "filename": "scan.pdf",
+		"data_base64": base64.StdEncoding.EncodeToString([]byte("%PDF-1.4"))})["id"].(string)
+	if err := h.c.Write(context.Background(), "PUT", "/resources/"+res, nil, map[string]any{"ocr_text": "Invoice 4711", "ocr_status": 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h.call(t, "create_note", map[string]any{"title": "Paperwork", "body": "![](:/" + res + ")\n", "notebook_id": nb})
+	h.x.Start()
+	waitSignal(t, signals, "meaning ready")
+	out := h.call(t, "search", map[string]any{"query": "invoice"})
+	items := out["items"].([]any)
+	if out["mode"] != "hybrid" || len(items) == 0 || items[0].(map[string]any)["attachment"] != res {
+		t.Fatalf("hybrid search: %v", out)
 	}
 }

@@ -78,9 +78,9 @@ func (ix *Index) NotesLinking(ctx context.Context, id string) ([]string, error) 
 
 // matchedAttachment names the attachment of note rid whose text holds the
 // terms snippet marks, or "".
-func (ix *Index) matchedAttachment(ctx context.Context, id, snippet string) (string, error) {
+func (ix *Index) matchedAttachment(ctx context.Context, rid int64, snippet string) (string, error) {
 	var ocr string
-	if err := ix.db.QueryRowContext(ctx, `SELECT t.ocr FROM texts t JOIN notes n ON n.rid = t.rid WHERE n.id = ?`, id).Scan(&ocr); err != nil {
+	if err := ix.db.QueryRowContext(ctx, `SELECT ocr FROM texts WHERE rid = ?`, rid).Scan(&ocr); err != nil {
 		return "", wrap(err, "read attachment text")
 	}
 	terms := markedTerms(snippet)

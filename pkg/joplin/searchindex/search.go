@@ -2,11 +2,13 @@ package searchindex
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 )
 
 // Hit is one matching note.
 type Hit struct {
+	RID                 int64 // the note's row id in the index
 	ID, Title, ParentID string
 	Deleted             int64
 	// Snippet is a short extract with matched terms between ** and **;
@@ -21,6 +23,9 @@ type Hit struct {
 type Options struct {
 	Limit, Offset  int
 	IncludeTrashed bool
+	// NoSnippets leaves Hit.Snippet empty (see Snippets): a hybrid search
+	// ranks many more hits than it shows.
+	NoSnippets bool
 }
 
 // Snippet markers around matched terms.
@@ -43,7 +48,7 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet, &h.AttachmentSnippet); err != nil {
+		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet, &h.AttachmentSnippet); err != nil {
 			return nil, wrap(err, "search the index")
 		}
 		hits = append(hits, h)
@@ -60,7 +65,7 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 			continue
 		}
 		var err error
-		if h.Attachment, err = ix.matchedAttachment(ctx, h.ID, h.AttachmentSnippet); err != nil {
+		if h.Attachment, err = ix.matchedAttachment(ctx, h.RID, h.AttachmentSnippet); err != nil {
 			return nil, err
 		}
 		h.AttachmentSnippet = cleanSnippet(h.AttachmentSnippet)
@@ -126,9 +131,11 @@ func build(q Query, opts Options) (string, []any) {
 		for i, t := range pos {
 			exprs[i] = matchExpr(t)
 		}
-		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose +
-			`', '…', 12), snippet(fts, 2, '` + MarkOpen + `', '` + MarkClose +
-			`', '…', 12) FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
+		snip, asnip := snippetSQL, attachmentSnippetSQL
+		if opts.NoSnippets {
+			snip, asnip = `''`, `''`
+		}
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, ` + snip + `, ` + asnip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
 		all = append(all, strings.Join(exprs, join))
 		for _, w := range where {
 			b.WriteString(" AND " + w)
@@ -136,7 +143,7 @@ func build(q Query, opts Options) (string, []any) {
 		all = append(all, whereArgs...)
 		b.WriteString(` ORDER BY bm25(fts, 10.0, 1.0), n.updated_time DESC`)
 	} else {
-		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, '', '' FROM notes n`)
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, '', '' FROM notes n`)
 		if len(where) > 0 {
 			b.WriteString(" WHERE " + strings.Join(where, " AND "))
 		}
@@ -146,6 +153,70 @@ func build(q Query, opts Options) (string, []any) {
 	b.WriteString(` LIMIT ? OFFSET ?`)
 	all = append(all, opts.Limit+1, opts.Offset)
 	return b.String(), all
+}
+
+// snippetSQL is the extract of a hit around its best match.
+const snippetSQL = `snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose + `', '…', 12)`
+
+// attachmentSnippetSQL is the extract of a hit's attachment texts around
+// their best match (unmarked when the match is elsewhere).
+const attachmentSnippetSQL = `snippet(fts, 2, '` + MarkOpen + `', '` + MarkClose + `', '…', 12)`
+
+// rankedMatch is the MATCH expression Search ranks q by; ok is false when
+// q has no ranked text term (Search orders by time, without snippets).
+func rankedMatch(q Query) (expr string, ok bool) {
+	var exprs []string
+	for _, t := range q.Terms {
+		if t.Negate || (q.Any && len(q.Filters) > 0) {
+			return "", false
+		}
+		exprs = append(exprs, matchExpr(t))
+	}
+	join := " AND "
+	if q.Any {
+		join = " OR "
+	}
+	return strings.Join(exprs, join), len(exprs) > 0
+}
+
+// Snippets returns the snippets Search gives the notes rids for q (none
+// when q has no ranked text term), by row id.
+func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	expr, ok := rankedMatch(q)
+	if !ok {
+		return out, nil
+	}
+	for _, rid := range rids {
+		var snip string
+		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&snip)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, wrap(err, "search snippets")
+		}
+		out[rid] = cleanSnippet(snip)
+	}
+	return out, nil
+}
+
+// Attachment names the attachment of note rid whose OCR text q's words
+// matched, with its extract, as Search reports it; "" when they matched
+// elsewhere.
+func (ix *Index) Attachment(ctx context.Context, q Query, rid int64) (id, snippet string, err error) {
+	expr, ok := rankedMatch(q)
+	if !ok {
+		return "", "", nil
+	}
+	err = ix.db.QueryRowContext(ctx, `SELECT `+attachmentSnippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&snippet)
+	if err == sql.ErrNoRows || !strings.Contains(snippet, MarkOpen) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", wrap(err, "search attachments")
+	}
+	if id, err = ix.matchedAttachment(ctx, rid, snippet); err != nil {
+		return "", "", err
+	}
+	return id, cleanSnippet(snippet), nil
 }
 
 // matchExpr is the FTS5 expression of one term: its tokens as a quoted
