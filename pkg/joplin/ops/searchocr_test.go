@@ -4,10 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"testing"
-
-	"github.com/notebridge/notebridge/pkg/joplin/embed"
-	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
-	"github.com/notebridge/notebridge/pkg/testkit/embedtest"
 )
 
 // TestSearchFindsAttachmentOCRText: words in the OCR text of a resource a
@@ -63,14 +59,7 @@ func TestSearchFindsAttachmentOCRText(t *testing.T) {
 // meaning) reports the attachment a keyword hit matched in, as the keyword
 // search does.
 func TestHybridSearchNamesTheAttachment(t *testing.T) {
-	p := embedtest.New()
-	defer p.Close()
-	provider, err := embed.New(embed.Config{BaseURL: p.BaseURL(), Model: "concepts"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	signals := make(chan string, 1000)
-	h := newMeaningHarness(t, signals, joplinindex.MeaningConfig{Provider: provider})
+	h, signals := newEmbeddingHarness(t)
 	nb := h.call(t, "create_notebook", map[string]any{"title": "Scans"})["id"].(string)
 	res := h.call(t, "create_resource", map[string]any{"title": "scan", "filename": "scan.pdf",
 		"data_base64": base64.StdEncoding.EncodeToString([]byte("%PDF-1.4"))})["id"].(string)
