@@ -19,7 +19,7 @@ import (
 // and tag by a new title, read again) runs on core tools alone; and a
 // trashed note is restored through find_tools and call_tool.
 func TestGoSDKCoreProfile(t *testing.T) {
-	args := append([]string{"mcp", "stdio", "--tools", "core", "--state-dir", t.TempDir()}, fakeJoplinArgs(t, "gosdk-core-joplin-token-0123456789")...)
+	args := append([]string{"mcp", "stdio", "--tools", "core", "--state-dir", t.TempDir()}, fakeJoplinArgs(t)...)
 	cmd := exec.Command(binPath, args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

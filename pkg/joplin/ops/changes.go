@@ -27,10 +27,12 @@ const (
 	opTodo   = "todo"
 	opUntodo = "untodo"
 	opDue    = "due"
+	// opRestore sets a note's title and body to a revision's (target).
+	opRestore = "restore"
 )
 
 // changeOps lists every change op, in documentation order.
-var changeOps = append(append([]string{}, edits.Ops...), opTitle, opMove, opTag, opUntag, opTodo, opUntodo, opDue)
+var changeOps = append(append([]string{}, edits.Ops...), opTitle, opMove, opTag, opUntag, opTodo, opUntodo, opDue, opRestore)
 
 // change is one item of a plan request. Which fields an op uses is checked
 // by validateChanges, not by the (deliberately compact) schema.
@@ -68,6 +70,7 @@ var opFields = map[string]struct{ required, optional []string }{
 	opTodo:              {nil, nil},
 	opUntodo:            {nil, nil},
 	opDue:               {[]string{"due"}, nil},
+	opRestore:           {[]string{"target"}, nil},
 }
 
 var joplinID = regexp.MustCompile(schema.IDPattern)
@@ -135,7 +138,7 @@ func validateChanges(cs []change) error {
 			add(i, "text", "a title must be 1 to 500 characters and not blank")
 		case (c.Op == edits.Append || c.Op == edits.Prepend) && c.Text != nil && *c.Text == "":
 			add(i, "text", "must not be empty")
-		case c.Op == opMove && c.Target != nil && !joplinID.MatchString(*c.Target):
+		case (c.Op == opMove || c.Op == opRestore) && c.Target != nil && !joplinID.MatchString(*c.Target):
 			add(i, "target", "not a Joplin id (32 lowercase hex characters)")
 		case c.Target != nil && NormalizeTitle(*c.Target) == "":
 			add(i, "target", "a tag id or a title that is not blank")
@@ -160,7 +163,7 @@ func (o *Ops) planOps() []registry.Operation {
 }
 
 func (o *Ops) previewNoteChanges() registry.Operation {
-	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (matches, default 1); sections heading (+text); append, prepend, title text; move target id; tag, untag target id or title (+create: true); due due (Unix ms, 0 clears). Returns diffs and plan_digest."
+	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (default 1); sections heading (+text); append, prepend, title text; move, restore target id; tag, untag target id or title (+create); due due (Unix ms, 0 clears). Returns diffs and plan_digest."
 	return registry.Define(o.meta("preview_note_changes", "Preview note changes", desc, registry.EffectRead), o.doPreview)
 }
 

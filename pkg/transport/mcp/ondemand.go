@@ -43,14 +43,8 @@ type foundTool struct {
 // when a query picks a few), call_tool runs any of ops through the executor,
 // which validates and authorises it as a listed tool.
 func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.Operation, listed map[string]bool) []server.ServerTool {
-	var hidden []registry.Operation
-	for _, op := range ops {
-		if !listed[op.Name] {
-			hidden = append(hidden, op)
-		}
-	}
 	find := mcp.NewToolWithRawSchema(FindToolsName,
-		"Find more tools by words (empty: all); run them with call_tool.", findToolsSchema)
+		"Find more tools, or a tool's full schema, by words (empty: all others); run them with call_tool.", findToolsSchema)
 	find.Annotations = mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
 	call := mcp.NewToolWithRawSchema(CallToolName, "Run a tool find_tools found.", callToolSchema)
 	call.Annotations = mcp.ToolAnnotation{DestructiveHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
@@ -64,7 +58,7 @@ func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.O
 			}
 			out, _ := json.Marshal(struct {
 				Tools []foundTool `json:"tools"`
-			}{findTools(hidden, in.Query)})
+			}{findTools(ops, listed, in.Query)})
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(out))}}, nil
 		}},
 		{Tool: call, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -89,12 +83,15 @@ func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.O
 }
 
 // findTools picks the operations of ops matching a word of query, in catalog
-// order. An empty query lists every one by name and description; otherwise
-// at most maxFound come with their input schemas.
-func findTools(ops []registry.Operation, query string) []foundTool {
+// order. An empty query lists the hidden ones by name and description;
+// otherwise at most maxFound of all come with their full input schemas.
+func findTools(ops []registry.Operation, listed map[string]bool, query string) []foundTool {
 	words := strings.Fields(strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(query)))
 	out := []foundTool{}
 	for _, op := range ops {
+		if len(words) == 0 && listed[op.Name] {
+			continue
+		}
 		text := strings.ToLower(strings.ReplaceAll(op.Name, "_", " ") + " " + op.Description)
 		if len(words) > 0 && !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) }) {
 			continue
@@ -139,7 +136,8 @@ var leanBounds = map[string]float64{"maxLength": 256, "maxItems": 1000, "maximum
 // leanInput drops from an input schema the bounds that only guard against
 // abuse (leanBounds: long strings, big arrays and numbers): the executor still
 // enforces them and names them in its errors, and a model never needs them
-// to choose or fill a tool; and the optional inputs named in hide.
+// to choose or fill a tool; the inputs' descriptions; and the optional
+// inputs named in hide. find_tools gives any tool's full schema.
 // Everything else is kept as it is.
 func leanInput(raw json.RawMessage, hide []string) json.RawMessage {
 	var v any
@@ -170,6 +168,9 @@ func dropBounds(v any) {
 			if f, ok := n[k].(float64); ok && f >= limit {
 				delete(n, k)
 			}
+		}
+		if _, ok := n["description"].(string); ok { // not a property named so
+			delete(n, "description")
 		}
 		for k, c := range n {
 			if k != "enum" && k != "default" {

@@ -58,6 +58,10 @@ func TestCoreReachesEveryTool(t *testing.T) {
 	if !strings.Contains(text, `"input_schema":{`) || strings.Contains(text, `"name":"raw"`) {
 		t.Fatalf("find_tools fail: %s", text)
 	}
+	text, _ = toolText(t, rpc(t, s, "tools/call", `{"name":"find_tools","arguments":{"query":"echo"}}`))
+	if !strings.Contains(text, `"name":"echo"`) || !strings.Contains(text, `"maxLength":4194304`) {
+		t.Fatalf("find_tools gives a listed tool's full schema: %s", text)
+	}
 	text, isErr := toolText(t, rpc(t, s, "tools/call", `{"name":"call_tool","arguments":{"name":"fail","arguments":{"text":"x"}}}`))
 	if !isErr || !strings.Contains(text, `"NOT_FOUND"`) {
 		t.Fatalf("call_tool fail: %s", text)
@@ -77,10 +81,11 @@ func TestCoreReachesEveryTool(t *testing.T) {
 }
 
 // TestLeanInputDropsOnlyGuardBounds: bounds from leanBounds up go, smaller
-// ones, enums, defaults and patterns stay; a hidden optional input goes.
+// ones, enums, defaults and patterns stay; descriptions go (not a property
+// named description); a hidden optional input goes.
 func TestLeanInputDropsOnlyGuardBounds(t *testing.T) {
-	in := `{"type":"object","required":["a"],"properties":{"a":{"type":"string","maxLength":100000,"pattern":"^x$"},"b":{"type":"integer","minimum":1,"maximum":100,"default":5000},"c":{"type":"array","maxItems":4,"items":{"enum":[1000]}}}}`
-	want := `{"properties":{"a":{"pattern":"^x$","type":"string"},"b":{"default":5000,"maximum":100,"minimum":1,"type":"integer"}},"required":["a"],"type":"object"}`
+	in := `{"type":"object","required":["a"],"properties":{"a":{"type":"string","maxLength":100000,"pattern":"^x$","description":"Gone."},"description":{"type":"string"},"b":{"type":"integer","minimum":1,"maximum":100,"default":5000},"c":{"type":"array","maxItems":4,"items":{"enum":[1000]}}}}`
+	want := `{"properties":{"a":{"pattern":"^x$","type":"string"},"b":{"default":5000,"maximum":100,"minimum":1,"type":"integer"},"description":{"type":"string"}},"required":["a"],"type":"object"}`
 	if got := string(leanInput(json.RawMessage(in), []string{"c", "missing"})); got != want {
 		t.Fatalf("leanInput:\n got %s\nwant %s", got, want)
 	}

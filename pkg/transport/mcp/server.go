@@ -36,6 +36,8 @@ type Server struct {
 	ex    *executor.Executor
 	t     registry.Transport
 	tools map[string]bool // the tools added to mcp, by name
+	// resources is set when the notes are served as MCP resources.
+	resources bool
 }
 
 // NewServer builds an MCP server exposing the operations of ex's registry
@@ -45,17 +47,26 @@ type Server struct {
 // With a core list (Core), only the exposed operations it names are
 // listed, with lean input schemas (leanInput), plus find_tools and
 // call_tool, through which every other exposed operation stays reachable.
-func NewServer(ex *executor.Executor, t registry.Transport, version string, opts ...ServerOption) *Server {
+func NewServer(ex *executor.Executor, t registry.Transport, version string, options ...ServerOption) *Server {
 	var cfg serverConfig
-	for _, opt := range opts {
+	for _, opt := range options {
 		opt(&cfg)
 	}
 	ops := ex.Registry().Exposed(t)
-	s := server.NewMCPServer(ServerName, version,
+	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(Instructions(ops)),
-	)
+	}
+	var res *noteResources
+	if servesResources(ex, t) {
+		res = &noteResources{ex: ex, t: t}
+		opts = append(opts, resourceOptions(res)...)
+	}
+	s := server.NewMCPServer(ServerName, version, opts...)
+	if res != nil {
+		res.addTemplates(s)
+	}
 	names := make(map[string]bool, len(ops))
 	tools := make([]server.ServerTool, 0, len(ops))
 	for _, op := range ops {
@@ -73,7 +84,7 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string, opts
 		tools = append(tools, onDemandTools(ex, t, ops, names)...)
 	}
 	s.AddTools(tools...)
-	return &Server{mcp: s, ex: ex, t: t, tools: names}
+	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil}
 }
 
 // ServerOption configures NewServer.
