@@ -158,7 +158,7 @@ func (b *bridge) rpcWant(method, params string, wantToolError bool) ([]byte, err
 	if _, err := fmt.Fprintf(b.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", b.id, method, params); err != nil {
 		return nil, err
 	}
-	line, err := b.out.ReadBytes('\n')
+	line, err := b.readResponse()
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +175,23 @@ func (b *bridge) rpcWant(method, params string, wantToolError bool) ([]byte, err
 		return nil, fmt.Errorf("%s failed: %.300s", method, line)
 	}
 	return line, nil
+}
+
+// readResponse reads lines until a response (one with an id): the server
+// may send notifications first (resources/list_changed after a write).
+func (b *bridge) readResponse() ([]byte, error) {
+	for {
+		line, err := b.out.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(line, &msg) == nil && len(msg.ID) > 0 {
+			return line, nil
+		}
+	}
 }
 
 // call runs one tool and decodes its result, as an MCP client would.
