@@ -10,6 +10,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplinscope"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/okfops"
 	"github.com/notebridge/notebridge/pkg/registry"
@@ -36,6 +37,10 @@ type Config struct {
 	// JoplinSync, when set, reads the sync state the Joplin container
 	// shares, for joplin_status and the conflict copies.
 	JoplinSync *syncstate.Reader
+	// JoplinView, when set, is the notebook-scope view installed on
+	// Joplin (joplinscope.Install): searches of the index and
+	// joplin_status honour it too.
+	JoplinView *joplinscope.View
 	OKF        okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
@@ -80,6 +85,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 		}
 		if cfg.JoplinSync != nil {
 			opts = append(opts, joplinops.WithSyncState(cfg.JoplinSync))
+		}
+		if cfg.JoplinView != nil {
+			opts = append(opts, joplinops.WithNotebookView(cfg.JoplinView))
 		}
 		if cfg.JoplinSearchIndex != nil {
 			opts = append(opts, joplinops.WithSearchIndex(cfg.JoplinSearchIndex))

@@ -5,6 +5,7 @@ package joplinops
 import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplinscope"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/syncstate"
@@ -40,6 +41,8 @@ type Ops struct {
 	memo     previewMemo
 	// index, when set, answers note searches and is updated after writes.
 	index *joplinindex.Indexer
+	// view, when set, is the notebook-scope view on c (WithNotebookView).
+	view *joplinscope.View
 	// sync reads the sync state the Joplin container shares (nil: none);
 	// conflicts caches the conflict copies Joplin made (sync_status.go).
 	sync      *syncstate.Reader

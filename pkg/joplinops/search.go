@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/notebridge/notebridge/pkg/joplinscope"
 	"github.com/notebridge/notebridge/pkg/registry"
 	"github.com/notebridge/notebridge/pkg/searchindex"
 )
@@ -82,6 +83,16 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 		return searchOut{Index: "off"}, false, nil
 	}
 	opts := searchindex.Options{Limit: in.Limit, Offset: (in.Page - 1) * in.Limit, IncludeTrashed: in.IncludeTrashed}
+	if joplinscope.Limited(ctx) {
+		if o.view == nil {
+			return searchOut{Index: "off"}, false, nil
+		}
+		sc, err := o.view.Of(ctx)
+		if err != nil {
+			return searchOut{}, false, err
+		}
+		opts.OnlyNotebooks, opts.Notebooks = true, sc.Readable.IDs()
+	}
 	hits, state, ok, err := o.index.Search(ctx, in.Query, opts)
 	if err != nil || !ok {
 		return searchOut{Index: state}, false, err

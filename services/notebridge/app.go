@@ -20,6 +20,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplinid"
 	"github.com/notebridge/notebridge/pkg/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplinscope"
 	"github.com/notebridge/notebridge/pkg/journal"
 	"github.com/notebridge/notebridge/pkg/okf/bundle"
 	"github.com/notebridge/notebridge/pkg/okfops"
@@ -106,8 +107,12 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	guard := joplinid.New(jc, c.StateDir, log)
 	guard.OnAccept = index.Rebuild
 	jc.SetGuard(guard)
+	// Every request an operation makes of Joplin passes the caller's
+	// notebook scope.
+	view := joplinscope.Install(jc, limits.MaxScan, syncState.Generation)
 	reg, err := catalog.Build(catalog.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
+		JoplinView: view,
 		Enabled: toolsets, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
