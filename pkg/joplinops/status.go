@@ -29,8 +29,8 @@ type statusOut struct {
 // each branch it may read or write (their sub-notebooks are included).
 type notebookScopeOut struct {
 	All   bool     `json:"all"`
-	Read  []string `json:"read" schema:"max=@max_notebooks"`
-	Write []string `json:"write" schema:"max=@max_notebooks"`
+	Read  []string `json:"read" schema:"max=@max_notebooks,itemmax=65536"`
+	Write []string `json:"write" schema:"max=@max_notebooks,itemmax=65536"`
 }
 
 type statusIn struct{}

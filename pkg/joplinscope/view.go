@@ -45,7 +45,7 @@ type View struct {
 	mu       sync.Mutex
 	tree     *notebookscope.Tree // nil: read it again
 	loadedAt time.Time
-	gen      int64 // the sync generation the tree was read at
+	gen      int64           // the sync generation the tree was read at
 	resolved map[string]sets // scope key → its sets in tree
 }
 
