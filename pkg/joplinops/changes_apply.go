@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/notebridge/notebridge/pkg/joplin"
+	"net/url"
 	"path/filepath"
 	"slices"
 
 	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplinscope"
 	"github.com/notebridge/notebridge/pkg/notereceipt"
 )
 
@@ -295,6 +297,12 @@ func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 	if err != nil {
 		return undoOut{}, err
 	}
+	if ok {
+		ok, err = o.receiptVisible(ctx, target)
+		if err != nil {
+			return undoOut{}, err
+		}
+	}
 	if !ok {
 		return undoOut{}, domainerr.New(domainerr.NotFound, "no receipt %s (receipts are kept for a bounded time and number)", in.ReceiptID).
 			WithDetails(map[string]any{"missing": "receipt", "id": in.ReceiptID})
@@ -369,4 +377,27 @@ func newReceiptID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// receiptVisible reports whether ctx's caller may see every note of r: a
+// receipt touching a note outside its notebooks is, to it, no receipt at
+// all. A note since deleted does not hide the receipt (the undo reports
+// it as a conflict).
+func (o *Ops) receiptVisible(ctx context.Context, r *notereceipt.Receipt) (bool, error) {
+	if !joplinscope.Limited(ctx) {
+		return true, nil
+	}
+	for _, n := range r.Notes {
+		err := o.c.Get(ctx, "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil)
+		if !isCode(err, domainerr.NotFound) {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
+		if o.c.Get(joplin.WholeJoplin(ctx), "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil) == nil {
+			return false, nil
+		}
+	}
+	return true, nil
 }
