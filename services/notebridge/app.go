@@ -113,7 +113,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	reg, err := catalog.Build(catalog.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
 		JoplinView: view,
-		Enabled: toolsets, ReadOnly: c.ReadOnly,
+		Enabled:    toolsets, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
