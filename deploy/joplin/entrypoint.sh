@@ -2,11 +2,18 @@
 # joplin-entrypoint.sh: shared entrypoint of the notebridge Joplin images
 # (deploy/joplin/Dockerfile).
 #
-# Runs the Joplin CLI Data API server ("joplin server start") and exposes it
-# on all interfaces through socat, because Joplin itself only ever binds
-# 127.0.0.1:
+# Runs the sync supervisor (joplinsync run), which owns the one long-lived
+# Joplin CLI process: it starts the Data API in it ("server start") and
+# syncs the profile with NOTEBRIDGE_SYNC_TARGET (docs/sync.md). The Data API
+# is exposed on all interfaces through socat, because Joplin itself only
+# ever binds 127.0.0.1:
 #
 #   0.0.0.0:${JOPLIN_PORT:-41184}  --socat-->  127.0.0.1:${JOPLIN_INTERNAL_PORT:-41183} (Joplin)
+#
+# With arguments it runs a joplinsync command instead and exits:
+#   authorize-sync              one-time Dropbox/OneDrive authorisation
+#   check                       validate the sync settings and secrets
+#   secret set NAME             store a sync secret (hidden input)
 #
 # Environment:
 #   JOPLIN_PROFILE        profile directory (default /data/profile)
@@ -28,6 +35,12 @@ umask 077
 log() { printf 'joplin-entrypoint: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
+case "${1:-}" in
+  authorize-sync|check|secret) exec joplinsync "$@" ;;
+  '') ;;
+  *) die "unknown command $1 (authorize-sync, check, secret set NAME)" ;;
+esac
+
 PROFILE="${JOPLIN_PROFILE:-/data/profile}"
 EXT_PORT="${JOPLIN_PORT:-41184}"
 INT_PORT="${JOPLIN_INTERNAL_PORT:-41183}"
@@ -38,6 +51,7 @@ case "$INT_PORT" in ''|*[!0-9]*) die "JOPLIN_INTERNAL_PORT must be a number";; e
 
 command -v joplin >/dev/null 2>&1 || die "joplin CLI not found in PATH"
 command -v socat >/dev/null 2>&1 || die "socat not found in PATH"
+command -v joplinsync >/dev/null 2>&1 || die "joplinsync not found in PATH"
 
 mkdir -p "$PROFILE" 2>/dev/null || die "cannot create profile dir $PROFILE"
 [ -w "$PROFILE" ] || die "profile dir $PROFILE is not writable by uid $(id -u)"
@@ -129,8 +143,8 @@ else
   rm -f "$CLIPPER_LOG" && ln -s /dev/null "$CLIPPER_LOG"
 fi
 
-log "starting Joplin API server on 127.0.0.1:$INT_PORT (profile $PROFILE)"
-joplin --profile "$PROFILE" server start --quiet &
+log "starting the sync supervisor and Joplin's API server on 127.0.0.1:$INT_PORT (profile $PROFILE)"
+joplinsync run --profile "$PROFILE" --port "$INT_PORT" &
 JOPLIN_PID=$!
 
 # Publish the port only once Joplin accepts connections, so that clients see

@@ -34,6 +34,12 @@
 # proxy and `notebridge oauth clients` lists the client; the owner
 # passphrase hash is in the secrets volume.
 #
+# With SMOKE_SYNC=webdav the bundled Joplin syncs with a WebDAV server
+# (Debian's rclone on the host) configured as docs/sync.md's recipe says,
+# holding a note from the person's "device" (deploy/offline/smoke-sync.sh):
+# check 8 finds that note through Actions and sees a note written through
+# Actions reach the server.
+#
 # Exit status: 0 when every check passed; 1 when a check failed (each is named
 # on stderr); 2 when the stack could not be started.
 #
@@ -43,6 +49,8 @@
 #   SMOKE_HTTP_PORT      host port for Caddy's 80  (default 18080)
 #   SMOKE_HEALTH_TIMEOUT seconds `up --wait` may take (default 180)
 #   SMOKE_OAUTH          1: the OAuth mode above (default off)
+#   SMOKE_SYNC           webdav: the sync case above (default off)
+#   SMOKE_DAV_PORT       host port of its WebDAV server (default 18091)
 set -euo pipefail
 
 log() { printf 'stack-smoke: %s\n' "$*" >&2; }
@@ -55,6 +63,8 @@ HTTPS_PORT="${SMOKE_HTTPS_PORT:-18443}"
 HTTP_PORT="${SMOKE_HTTP_PORT:-18080}"
 HEALTH_TIMEOUT="${SMOKE_HEALTH_TIMEOUT:-180}"
 OAUTH="${SMOKE_OAUTH:-0}"
+SYNC="${SMOKE_SYNC:-}"
+case "$SYNC" in ''|webdav) ;; *) die "SMOKE_SYNC must be webdav or empty";; esac
 HOST=localhost
 [ "$OAUTH" = 1 ] && HOST=notebridge.local
 BASE="https://$HOST:$HTTPS_PORT"
@@ -69,7 +79,9 @@ command -v jq >/dev/null 2>&1 || die "jq not found"
 # Test what .env and compose.yaml configure, not what this shell happens to
 # have set; only the host ports are ours.
 unset COMPOSE_FILE COMPOSE_PROJECT_NAME COMPOSE_PROFILES NOTEBRIDGE_DOMAIN \
-  NOTEBRIDGE_PUBLISH_MCP NOTEBRIDGE_JOPLIN_URL NOTEBRIDGE_ORIGIN NOTEBRIDGE_OAUTH
+  NOTEBRIDGE_PUBLISH_MCP NOTEBRIDGE_JOPLIN_URL NOTEBRIDGE_ORIGIN NOTEBRIDGE_OAUTH \
+  NOTEBRIDGE_SYNC_TARGET NOTEBRIDGE_SYNC_URL NOTEBRIDGE_SYNC_USER NOTEBRIDGE_SYNC_FOLDER \
+  NOTEBRIDGE_SYNC_S3_BUCKET NOTEBRIDGE_SYNC_S3_REGION NOTEBRIDGE_SYNC_S3_PATH_STYLE NOTEBRIDGE_SYNC_INTERVAL
 export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
 # Two networks cannot share a subnet: Caddy's fixed address moves with it.
 export NOTEBRIDGE_EDGE_SUBNET=172.31.254.0/24 NOTEBRIDGE_EDGE_DYNAMIC=172.31.254.128/25 NOTEBRIDGE_CADDY_ADDR=172.31.254.2
@@ -77,7 +89,14 @@ if [ "$OAUTH" = 1 ]; then
   export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
 fi
 
-dc() { docker compose -p "$PROJECT" "$@"; }
+# Compose's --env-file arguments: none (.env) unless the sync case adds its
+# recipe after .env.
+ENV_ARGS=()
+dc() { docker compose -p "$PROJECT" "${ENV_ARGS[@]}" "$@"; }
+if [ -n "$SYNC" ]; then
+  # shellcheck source=deploy/offline/smoke-sync.sh
+  . "$HERE/smoke-sync.sh"
+fi
 
 # up builds missing images itself, but not within a health timeout.
 for img in notebridge/bridge:local notebridge/joplin:3.5.1; do
@@ -121,6 +140,7 @@ teardown() {
       [ "$rc" -ne 0 ] || rc=1
     fi
   fi
+  [ -z "$SYNC" ] || sync_teardown
   rm -rf "$TMP"
   exit "$rc"
 }
@@ -138,13 +158,18 @@ for p in "$HTTPS_PORT" "$HTTP_PORT"; do
 done
 
 # ---- start ------------------------------------------------------------------
-T0=$(date +%s)
 STARTED=1
+if [ -n "$SYNC" ]; then
+  # Before `up`, as a person would: the sync target exists and holds their
+  # notes; the recipe is in the env files and the password is stored.
+  sync_setup
+fi
+T0=$(date +%s)
 log "docker compose -p $PROJECT up -d --wait (https :$HTTPS_PORT, http :$HTTP_PORT)"
 # --wait returns once every service is healthy (or, for the one-shot
 # secrets service, done). In the background and waited for, so INT/TERM stop
 # it at once (teardown).
-timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" up -d --wait >"$TMP/up.log" 2>&1 &
+timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" "${ENV_ARGS[@]}" up -d --wait >"$TMP/up.log" 2>&1 &
 UP_PID=$!
 up_rc=0
 wait "$UP_PID" || up_rc=$?
@@ -324,6 +349,7 @@ if printf '%s\n' "$env_of_bridge" | grep -qx "NOTEBRIDGE_DOMAIN=$HOST" &&
 else
   fail "7-bridge-env" "($(printf '%s' "$env_of_bridge" | grep -E '^NOTEBRIDGE_(DOMAIN|ORIGIN)=' | tr '\n' ' '))"
 fi
+[ -z "$SYNC" ] || sync_checks
 T_CHECKS=$(( $(date +%s) - T1 ))
 
 log "timings: up -d ${T_UP}s, bridge healthy ${T_HEALTHY}s, checks ${T_CHECKS}s"

@@ -49,7 +49,7 @@ func Start(t *testing.T, moduleRoot string) *Joplin {
 	image := os.Getenv(ImageEnv)
 	if image == "" {
 		opts = append(opts, testcontainers.WithDockerfile(testcontainers.FromDockerfile{
-			Context: filepath.Join(moduleRoot, "deploy", "joplin"), Dockerfile: "Dockerfile", KeepImage: true,
+			Context: moduleRoot, Dockerfile: filepath.Join("deploy", "joplin", "Dockerfile"), KeepImage: true,
 		}))
 	}
 	c, err := testcontainers.Run(ctx, image, opts...)
