@@ -130,19 +130,20 @@ func (v *View) resolve(ctx context.Context, sc notebookscope.Scope) (sets, *note
 // load reads the notebook tree, trashed notebooks included.
 func (v *View) load(ctx context.Context) (*notebookscope.Tree, error) {
 	type folder struct {
-		ID       string `json:"id"`
-		ParentID string `json:"parent_id"`
-		Title    string `json:"title"`
+		ID          string `json:"id"`
+		ParentID    string `json:"parent_id"`
+		Title       string `json:"title"`
+		DeletedTime int64  `json:"deleted_time"`
 	}
 	all, err := joplin.ListAll[folder](joplin.WholeJoplin(ctx), v.c, "/search", url.Values{
-		"type": {"folder"}, "query": {"*"}, "fields": {"id,parent_id,title"},
+		"type": {"folder"}, "query": {"*"}, "fields": {"id,parent_id,title,deleted_time"},
 	}, maxFolders)
 	if err != nil {
 		return nil, err
 	}
 	folders := make([]notebookscope.Folder, len(all))
 	for i, f := range all {
-		folders[i] = notebookscope.Folder{ID: f.ID, ParentID: f.ParentID, Title: f.Title}
+		folders[i] = notebookscope.Folder{ID: f.ID, ParentID: f.ParentID, Title: f.Title, Trashed: f.DeletedTime > 0}
 	}
 	t := notebookscope.NewTree(folders)
 	gen := v.syncGeneration()
@@ -178,6 +179,13 @@ func (v *View) reloadFor(ctx context.Context, sc notebookscope.Scope, tree *note
 	}
 	s, _, err := v.resolve(ctx, sc)
 	return s, true, err
+}
+
+// Tree returns the whole notebook tree, trashed notebooks included: what
+// the owner chooses from on the consent page.
+func (v *View) Tree(ctx context.Context) (*notebookscope.Tree, error) {
+	_, tree, err := v.resolve(ctx, notebookscope.Everything())
+	return tree, err
 }
 
 // Scope is what a caller sees of the notebook tree: Readable and Writable

@@ -8,6 +8,7 @@ import (
 // Folder is one notebook of the tree, trashed ones included.
 type Folder struct {
 	ID, ParentID, Title string
+	Trashed             bool
 }
 
 // Tree is Joplin's notebook tree at one moment. It is immutable.
@@ -31,6 +32,20 @@ func NewTree(folders []Folder) *Tree {
 	}
 	return t
 }
+
+// Children returns the notebooks directly below id ("" for the top),
+// sorted by title.
+func (t *Tree) Children(id string) []Folder {
+	out := make([]Folder, 0, len(t.children[id]))
+	for _, c := range t.children[id] {
+		out = append(out, t.byID[c])
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Title < out[j].Title })
+	return out
+}
+
+// PathOf spells notebook id's titles from the top, joined by "/".
+func (t *Tree) PathOf(id string) string { return t.path(id) }
 
 // Has reports whether the tree holds notebook id.
 func (t *Tree) Has(id string) bool { _, ok := t.byID[id]; return ok }

@@ -335,7 +335,7 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (oauthrs.P
 	_ = s.store.touchGrant(ar.GetID())
 	return oauthrs.Principal{
 		GrantID: ar.GetID(), ClientID: ar.GetClient().GetID(), Issuer: s.cfg.Issuer,
-		Audience: ar.GetGrantedAudience(), Scopes: granted,
+		Audience: ar.GetGrantedAudience(), Scopes: granted, Notebooks: grantNotebooks(ar.GetSession()),
 		Expires: ar.GetSession().GetExpiresAt(fosite.AccessToken),
 	}, nil
 }

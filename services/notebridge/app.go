@@ -38,6 +38,9 @@ type app struct {
 	// syncRequests asks the Joplin container for a sync after each write
 	// (nil without --sync-state-dir).
 	syncRequests *syncstate.Requester
+	// view narrows every Joplin request to its caller's notebooks; the
+	// consent page lists the notebook tree from it.
+	view *joplinscope.View
 }
 
 // close stops the search index's and the sync requests' background work.
@@ -130,7 +133,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests}, nil
+	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests, view: view}, nil
 }
 
 // followSync starts the search index at once when Joplin syncs with other

@@ -84,7 +84,7 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", hashPath, err)
 	}
-	page, err := oauthconsent.New(oauthconsent.Config{Hash: hash})
+	page, err := oauthconsent.New(oauthconsent.Config{Hash: hash, Notebooks: a.view.Tree})
 	if err != nil {
 		return nil, "", err
 	}
