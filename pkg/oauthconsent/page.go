@@ -156,11 +156,16 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthas.Consen
 	if decision == "deny" {
 		return oauthas.Denied
 	}
+	d := p.checkPassphrase(w, r, req, addr)
+	if d != oauthas.Approved {
+		return d
+	}
+	// Checked after the passphrase, so a wrong one is told as such.
 	if problem := p.checkNotebooks(r.PostForm); problem != "" {
 		p.form(w, r, req, http.StatusBadRequest, problem)
 		return oauthas.Pending
 	}
-	return p.checkPassphrase(w, r, req, addr)
+	return d
 }
 
 // csrf binds a form to its cookie nonce and to the exact request query.
