@@ -21,7 +21,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 go build -o "$work/notebridge" ./services/notebridge
 go build -o "$work/benchoauth" ./deploy/ci/benchoauth
-go build -o "$work/joplinfake" ./pkg/joplin/joplinfake/cmd/joplinfake
+go build -o "$work/joplinfake" ./pkg/testkit/joplinfake/cmd/joplinfake
 bins=("$work/notebridge")
 if [ -n "${BENCH_BASELINE_REF:-}" ]; then
   mkdir "$work/baseline-src"

@@ -46,7 +46,7 @@ oauth_start_stack() {
   fi
   OAUTH_BIN="$OAUTH_WORK/notebridge"
   go build -o "$OAUTH_BIN" ./services/notebridge
-  go build -o "$OAUTH_WORK/joplinfake" ./pkg/joplin/joplinfake/cmd/joplinfake
+  go build -o "$OAUTH_WORK/joplinfake" ./pkg/testkit/joplinfake/cmd/joplinfake
 
   (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$OAUTH_WORK/joplin-token")
   "$OAUTH_WORK/joplinfake" -token-file "$OAUTH_WORK/joplin-token" > "$OAUTH_WORK/fake.out" 2>&1 &

@@ -4,7 +4,7 @@
 # (@modelcontextprotocol/client), pinned in deploy/ci/clients, each over
 # stdio (`notebridge mcp stdio`) and Streamable HTTP (`notebridge mcp
 # serve` with its bearer token file), against the fake Joplin
-# (pkg/joplin/joplinfake/cmd/joplinfake). Each client must read the error
+# (pkg/testkit/joplinfake/cmd/joplinfake). Each client must read the error
 # code, message and details of a duplicate create, a NOT_FOUND and an
 # INVALID_ARGUMENT, and get a success whose structuredContent validates.
 # Exits non-zero on any failure. The Go SDK client runs in `go test ./...`
@@ -32,7 +32,7 @@ cleanup() {
 trap cleanup EXIT
 
 go build -o "$work/notebridge" ./services/notebridge
-go build -o "$work/joplinfake" ./pkg/joplin/joplinfake/cmd/joplinfake
+go build -o "$work/joplinfake" ./pkg/testkit/joplinfake/cmd/joplinfake
 
 (umask 077 && head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > "$work/joplin-token")
 "$work/joplinfake" -token-file "$work/joplin-token" > "$work/fake.out" 2>&1 &

@@ -10,11 +10,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 )
 
 // settableSecrets are the secrets `secret set` stores.
@@ -53,8 +52,8 @@ func runSecretSet(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 		return fmt.Errorf("the secret is longer than %d bytes: nothing stored", maxSecretBytes)
 	}
 	path := filepath.Join(*dir, name)
-	if err := atomicfile.Write(path, []byte(value+"\n"), time.Time{}); err != nil {
-		return fmt.Errorf("store %s: %w", path, err)
+	if err := bearer.WriteSecretFile(path, value); err != nil {
+		return fmt.Errorf("store %s: %w", name, err)
 	}
 	_, err = fmt.Fprintf(stdout, "stored %s (0600); restart the bundled Joplin to use it: docker compose restart joplin\n", path)
 	return err

@@ -7,8 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
-	"github.com/notebridge/notebridge/pkg/syncstate"
+	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 )
 
 // States of the sync supervisor, as status.json reports them.
@@ -34,9 +33,6 @@ const (
 	CodeFailed             = "SYNC_FAILED"
 )
 
-// statusSchema is the version of status.json this writer produces.
-const statusSchema = 1
-
 // Status is /sync/status.json (schema 1): one definition, in the package
 // whose reader the bridge uses.
 type (
@@ -56,15 +52,7 @@ const statusName = syncstate.StatusFile
 // Write replaces status.json atomically (0600, temporary file, fsync,
 // rename).
 func (f StatusFile) Write(s Status) error {
-	s.Schema = statusSchema
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode status: %w", err)
-	}
-	if err := atomicfile.Write(filepath.Join(f.Dir, statusName), append(b, '\n'), time.Time{}); err != nil {
-		return fmt.Errorf("write %s: %w", statusName, err)
-	}
-	return nil
+	return syncstate.WriteStatus(f.Dir, s)
 }
 
 // Previous reads the status an earlier run left, so the count of completed
@@ -73,7 +61,7 @@ func (f StatusFile) Write(s Status) error {
 func (f StatusFile) Previous() Status {
 	var s Status
 	b, err := os.ReadFile(filepath.Join(f.Dir, statusName))
-	if err != nil || json.Unmarshal(b, &s) != nil || s.Schema != statusSchema {
+	if err != nil || json.Unmarshal(b, &s) != nil || s.Schema != syncstate.Schema {
 		return Status{}
 	}
 	return s

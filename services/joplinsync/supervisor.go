@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplinbatch"
+	"github.com/notebridge/notebridge/pkg/joplin/batch"
 )
 
 // decryptCommand decrypts what a sync brought; --force makes a master key

@@ -10,21 +10,19 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/notebridge/notebridge/pkg/catalog"
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/httpauth"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinid"
-	"github.com/notebridge/notebridge/pkg/joplinindex"
-	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/joplinscope"
-	"github.com/notebridge/notebridge/pkg/journal"
-	"github.com/notebridge/notebridge/pkg/okf/bundle"
-	"github.com/notebridge/notebridge/pkg/okfops"
-	"github.com/notebridge/notebridge/pkg/syncstate"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/writejournal"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/identity"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
+	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
+	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
+	"github.com/notebridge/notebridge/pkg/toolsets"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -40,7 +38,7 @@ type app struct {
 	syncRequests *syncstate.Requester
 	// view narrows every Joplin request to its caller's notebooks; the
 	// consent page lists the notebook tree from it.
-	view *joplinscope.View
+	view *scopeview.View
 }
 
 // close stops the search index's and the sync requests' background work.
@@ -75,7 +73,7 @@ func setup(name string, args []string, stderr io.Writer, withHTTP bool, extra fu
 }
 
 func newApp(c *config, log *slog.Logger) (*app, error) {
-	toolsets, err := catalog.ParseToolsets(c.Toolsets)
+	enabled, err := toolsets.Parse(c.Toolsets)
 	if err != nil {
 		return nil, err
 	}
@@ -99,37 +97,31 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if limits.MaxResourceBytes <= 0 {
 		return nil, errors.New("--max-resource-bytes must be positive")
 	}
-	okfRoots := splitList(c.OKFRoots)
-	if err := bundle.CheckRoots(okfRoots); err != nil {
+	okfRoots, err := okfops.ParseRoots(c.OKFRoots)
+	if err != nil {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
 	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
 		SyncGeneration: syncState.Generation})
 	// The bridge serves the Joplin it first met, until the operator
 	// accepts another (`notebridge joplin forget`).
-	guard := joplinid.New(jc, c.StateDir, log)
+	guard := identity.New(jc, c.StateDir, log)
 	guard.OnAccept = index.Rebuild
 	jc.SetGuard(guard)
 	// Every request an operation makes of Joplin passes the caller's
 	// notebook scope.
-	view := joplinscope.Install(jc, limits.MaxScan, syncState.Generation)
-	reg, err := catalog.Build(catalog.Config{
+	view := scopeview.Install(jc, limits.MaxScan, syncState.Generation)
+	reg, err := toolsets.Build(toolsets.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
 		JoplinView: view,
-		Enabled:    toolsets, ReadOnly: c.ReadOnly,
+		Enabled:    enabled, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
 		return nil, err
 	}
-	jr := journal.Open(c.StateDir)
-	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log), executor.WithUncertainWriteSink(func(u executor.UncertainWrite) {
-		if err := jr.Append(uncertainEntry(u)); err != nil {
-			log.Error("cannot record an uncertain write in the operator journal", "operation", u.Operation, "err", err)
-			return
-		}
-		log.Warn("uncertain write recorded in the operator journal", "operation", u.Operation, "journal", jr.Path())
-	}))
+	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log),
+		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)))
 	if err != nil {
 		return nil, err
 	}
@@ -142,25 +134,6 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 func (a *app) followSync(c *config) {
 	if c.SyncStateDir != "" {
 		a.index.Start()
-	}
-}
-
-// uncertainEntry keeps only object ids from the error details: no titles,
-// bodies or content reach the journal.
-func uncertainEntry(u executor.UncertainWrite) journal.Entry {
-	objects := map[string]string{}
-	for k, v := range u.Err.Details {
-		if s, ok := v.(string); ok && (k == "id" || strings.HasSuffix(k, "_id") || k == "idempotency_key") {
-			objects[k] = s
-		}
-	}
-	known := "the write reached Joplin but its outcome could not be confirmed (no answer, or an error answer and no conclusive check); check whether the named object exists before retrying"
-	if _, okf := objects["idempotency_key"]; okf {
-		known = "the OKF commit passed its point of no return but did not finish; the next write to the bundle completes it, and retrying the identical request returns its receipt"
-	}
-	return journal.Entry{
-		Time: time.Now().UTC(), Operation: u.Operation, ArgsSHA256: u.ArgsSHA256, Transport: string(u.Transport),
-		Code: string(u.Err.Code), Objects: objects, Known: known,
 	}
 }
 
@@ -200,7 +173,7 @@ func checkJoplinTokenFile(path string) error {
 	if strings.TrimSpace(string(b)) == "" {
 		return fmt.Errorf("the Joplin token file %s is empty; Joplin calls will fail with JOPLIN_AUTH_FAILED", path)
 	}
-	if err := httpauth.CheckPrivateFile(path); err != nil {
+	if err := bearer.CheckPrivateFile(path); err != nil {
 		return fmt.Errorf("the Joplin token file %s: %w", path, err)
 	}
 	return nil

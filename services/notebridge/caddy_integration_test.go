@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
+	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 )
 
 func freePort(t *testing.T) int {

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // holdJoplin wraps a fake Joplin: a request matching hold is signalled on

@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/httpfront"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/notebookscope"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // config holds every setting. Each flag --x-y also reads NOTEBRIDGE_X_Y;

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplin/joplintc"
-	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/testkit/joplintc"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 )
 
 // TestRealJoplinCreatesAreSerialisedAcrossProcesses: two real

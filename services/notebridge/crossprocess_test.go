@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/filelock/filelocktest"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
-	"github.com/notebridge/notebridge/pkg/joplinops"
-	"github.com/notebridge/notebridge/pkg/mcpadapter/mcptest"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/testkit/filelocktest"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 )
 
 // Two processes each send this many identical creates at once.

@@ -19,7 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // TestGoSDKClientReadsToolErrors drives the built binary with the official
@@ -50,14 +50,14 @@ func TestGoSDKClientReadsToolErrors(t *testing.T) {
 		addr, _, token := startMCPServe(t, joplinArgs...)
 		checkToolErrors(t, &mcp.StreamableClientTransport{
 			Endpoint:   "http://" + addr + "/mcp",
-			HTTPClient: &http.Client{Transport: bearer{token: token}},
+			HTTPClient: &http.Client{Transport: bearerTransport{token: token}},
 		})
 	})
 }
 
-type bearer struct{ token string }
+type bearerTransport struct{ token string }
 
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplinid"
-	"github.com/notebridge/notebridge/pkg/joplinops"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/identity"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 )
 
 // joplinHealth tells the container health check about a Joplin that
@@ -71,11 +71,11 @@ func runJoplin(args []string, stdout, stderr io.Writer) error {
 	}
 	fs := flag.NewFlagSet("joplin forget", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	stateDir := fs.String("state-dir", defaultStateDir(), "state directory holding "+joplinid.FileName)
+	stateDir := fs.String("state-dir", defaultStateDir(), "state directory holding "+identity.FileName)
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
-	had, err := joplinid.Forget(*stateDir)
+	had, err := identity.Forget(*stateDir)
 	if err != nil {
 		return fmt.Errorf("forget the Joplin identity: %w", err)
 	}

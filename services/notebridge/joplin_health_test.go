@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/joplin"
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
-	"github.com/notebridge/notebridge/pkg/joplinid"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/identity"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // TestJoplinHealthTellsConfigurationFromOutage: a Joplin that refuses the
@@ -57,9 +57,9 @@ func TestJoplinForgetCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "no Joplin identity was recorded") {
 		t.Fatalf("nothing to forget: %d %q %q", code, stdout, stderr)
 	}
-	os.WriteFile(filepath.Join(state, joplinid.FileName), []byte(`{"schema":1}`), 0o600)
+	os.WriteFile(filepath.Join(state, identity.FileName), []byte(`{"schema":1}`), 0o600)
 	stdout, _, code = runCLI(t, "joplin", "forget", "--state-dir", state)
-	if _, err := os.Stat(filepath.Join(state, joplinid.FileName)); code != 0 || err == nil || !strings.Contains(stdout, "forgot the Joplin") {
+	if _, err := os.Stat(filepath.Join(state, identity.FileName)); code != 0 || err == nil || !strings.Contains(stdout, "forgot the Joplin") {
 		t.Fatalf("forget: %d %q %v", code, stdout, err)
 	}
 	if _, stderr, code := runCLI(t, "joplin"); code != 2 || !strings.Contains(stderr, "forget") {

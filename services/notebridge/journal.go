@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/journal"
+	"github.com/notebridge/notebridge/pkg/core/writejournal"
 )
 
 // runJournal lists the operator journal of uncertain writes, or shows one
@@ -35,8 +35,8 @@ func runJournal(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	path := filepath.Join(c.StateDir, journal.FileName)
-	entries, readErr := journal.Read(path)
+	path := filepath.Join(c.StateDir, writejournal.FileName)
+	entries, readErr := writejournal.Read(path)
 	switch {
 	case len(rest) == 0 || rest[0] == "list":
 		if len(entries) == 0 && readErr == nil {

@@ -8,20 +8,20 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/notereceipt"
+	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 )
 
 // receiptStores opens every Joplin receipt directory under stateDir (one per
 // Joplin endpoint).
-func receiptStores(stateDir string) ([]*notereceipt.Store, error) {
+func receiptStores(stateDir string) ([]*receipts.Store, error) {
 	dirs, err := filepath.Glob(filepath.Join(stateDir, "receipts", "joplin-*"))
 	if err != nil {
 		return nil, err
 	}
-	var out []*notereceipt.Store
+	var out []*receipts.Store
 	for _, d := range dirs {
 		if st, err := os.Stat(d); err == nil && st.IsDir() {
-			out = append(out, notereceipt.Open(d, notereceipt.DefaultLimits))
+			out = append(out, receipts.Open(d, receipts.DefaultLimits))
 		}
 	}
 	return out, nil

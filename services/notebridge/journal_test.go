@@ -10,9 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/executor"
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // TestUncertainWriteReachesTheOperatorJournal drops Joplin's answer to a
@@ -56,23 +54,5 @@ func TestUncertainWriteReachesTheOperatorJournal(t *testing.T) {
 	}
 	if err := exec.Command(binPath, "journal", "show", "2", "--state-dir", state).Run(); err == nil {
 		t.Fatal("showing a missing entry succeeded")
-	}
-}
-
-// TestUncertainEntryKeepsOnlyIdentifiers: journal entries carry object ids
-// and the OKF idempotency key, never other details, and say what is known
-// for the store that failed.
-func TestUncertainEntryKeepsOnlyIdentifiers(t *testing.T) {
-	okf := uncertainEntry(executor.UncertainWrite{Operation: "apply_concept_patch", Err: &domainerr.Error{
-		Code: domainerr.WriteOutcomeUnknown, Details: map[string]any{"idempotency_key": "abc", "body": "SECRET-BODY"},
-	}})
-	if okf.Objects["idempotency_key"] != "abc" || len(okf.Objects) != 1 || !strings.Contains(okf.Known, "OKF") {
-		t.Fatalf("okf entry: %+v", okf)
-	}
-	jop := uncertainEntry(executor.UncertainWrite{Operation: "create_note", Err: &domainerr.Error{
-		Code: domainerr.WriteOutcomeUnknown, Details: map[string]any{"id": "n1", "title": "SECRET-TITLE"},
-	}})
-	if jop.Objects["id"] != "n1" || len(jop.Objects) != 1 || !strings.Contains(jop.Known, "Joplin") {
-		t.Fatalf("joplin entry: %+v", jop)
 	}
 }

@@ -13,11 +13,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/httpauth"
-	"github.com/notebridge/notebridge/pkg/httpfront"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/registry"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/core/principal"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // runStdio serves MCP over stdin/stdout. It opens no listener and needs no
@@ -76,11 +76,11 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		return listener{}, err
 	}
 	c.MCPTokenFile = tokenPath
-	token, err := httpauth.NewTokenFile(tokenPath)
+	token, err := bearer.NewTokenFile(tokenPath)
 	if err != nil {
 		return listener{}, fmt.Errorf("MCP %w", err)
 	}
-	if err := httpauth.Distinct(c.credentials()...); err != nil {
+	if err := bearer.Distinct(c.credentials()...); err != nil {
 		return listener{}, err
 	}
 	token = token.DistinctFrom(mcpCred, a.log, c.credentials(mcpCred)...)
@@ -157,9 +157,9 @@ const (
 
 // credentials lists the credential files, those named in except left out
 // (a token file is never compared with itself); unset ones have no path.
-func (c *config) credentials(except ...string) []httpauth.Credential {
-	var out []httpauth.Credential
-	for _, cred := range []httpauth.Credential{
+func (c *config) credentials(except ...string) []bearer.Credential {
+	var out []bearer.Credential
+	for _, cred := range []bearer.Credential{
 		{Name: joplinCred, Path: c.JoplinTokenFile},
 		{Name: mcpCred, Path: c.MCPTokenFile},
 		{Name: actionsCred, Path: c.ActionsTokenFile},

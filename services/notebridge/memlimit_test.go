@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/executor"
+	"github.com/notebridge/notebridge/pkg/core/executor"
 )
 
 func TestMemoryLimitFlag(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // toolResult is a tools/call result's text content, decoded.

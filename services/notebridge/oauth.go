@@ -8,17 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/notebridge/notebridge/pkg/actions"
-	"github.com/notebridge/notebridge/pkg/atomicfile"
-	"github.com/notebridge/notebridge/pkg/httpauth"
-	"github.com/notebridge/notebridge/pkg/mcpadapter"
-	"github.com/notebridge/notebridge/pkg/oauthas"
-	"github.com/notebridge/notebridge/pkg/oauthconsent"
-	"github.com/notebridge/notebridge/pkg/oauthrs"
-	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/scope"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/consent"
+	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
+	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/scope"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // The owner passphrase files: the passphrase itself, for the operator
@@ -34,7 +32,7 @@ func bindOAuthFlags(fs *flag.FlagSet, c *config) {
 		"(for ChatGPT and Claude connectors); needs a public origin (--domain or "+envOrigin+")")
 	fs.StringVar(&c.OwnerPassphraseFile, "owner-passphrase-file", "", "file holding the argon2id hash of the owner passphrase that approves OAuth clients "+
 		"(default: "+passphraseHashName+" in the state directory, generated with the passphrase when missing)")
-	fs.StringVar(&c.TrustedProxies, "trusted-proxies", oauthas.DefaultTrustedProxies, "comma-separated CIDR prefixes of the reverse proxies whose "+
+	fs.StringVar(&c.TrustedProxies, "trusted-proxies", oauthserver.DefaultTrustedProxies, "comma-separated CIDR prefixes of the reverse proxies whose "+
 		"X-Forwarded-For and X-Forwarded-Host the OAuth endpoints believe (rate limits, lockout, host check)")
 	fs.StringVar(&c.InternalHosts, "internal-hosts", "", "comma-separated host:port names a reverse proxy sends as Host when it dials this "+
 		"listener (e.g. bridge:8765); the OAuth endpoints answer only these, the public origin's host and loopback")
@@ -73,40 +71,40 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 	if err != nil {
 		return nil, "", err
 	}
-	if err := httpauth.CheckPrivateFile(hashPath); err != nil {
+	if err := bearer.CheckPrivateFile(hashPath); err != nil {
 		return nil, "", fmt.Errorf("owner passphrase hash %s: %w", hashPath, err)
 	}
 	raw, err := os.ReadFile(hashPath)
 	if err != nil {
 		return nil, "", fmt.Errorf("read the owner passphrase hash: %w", errors.Unwrap(err))
 	}
-	hash, err := oauthconsent.ParseHash(string(raw))
+	hash, err := consent.ParseHash(string(raw))
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", hashPath, err)
 	}
-	page, err := oauthconsent.New(oauthconsent.Config{Hash: hash, Notebooks: a.view.Tree})
+	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree})
 	if err != nil {
 		return nil, "", err
 	}
-	proxies, err := oauthas.ParseTrustedProxies(c.TrustedProxies)
+	proxies, err := oauthserver.ParseTrustedProxies(c.TrustedProxies)
 	if err != nil {
 		return nil, "", fmt.Errorf("--trusted-proxies: %w", err)
 	}
 	resource := origin + mcpadapter.Path
 	// Only the scopes of the toolsets served over MCP HTTP are offered.
 	served := scope.Served(a.exec.Registry().Exposed(registry.MCPHTTP))
-	as, err := oauthas.New(oauthas.Config{Issuer: origin, Resource: resource, StateDir: c.StateDir, Consent: page, Scopes: served,
+	as, err := oauthserver.New(oauthserver.Config{Issuer: origin, Resource: resource, StateDir: c.StateDir, Consent: page, Scopes: served,
 		TrustedProxies: proxies, InternalHosts: splitList(c.InternalHosts)})
 	if err != nil {
 		return nil, "", err
 	}
-	rs, err := oauthrs.New(oauthrs.Config{Resource: resource, Issuer: origin, Verifier: as, Scopes: served})
+	rs, err := resourceserver.New(resourceserver.Config{Resource: resource, Issuer: origin, Verifier: as, Scopes: served})
 	if err != nil {
 		return nil, "", err
 	}
 	routes := as.Routes()
 	routes[rs.MetadataPath()] = as.Front(rs.MetadataHandler())
-	routes[oauthrs.WellKnownPrefix] = as.Front(rs.MetadataHandler())
+	routes[resourceserver.WellKnownPrefix] = as.Front(rs.MetadataHandler())
 	a.log.Info("OAuth 2.1 is on", "resource", resource, "metadata", rs.MetadataURL())
 	return &mcpadapter.OAuthConfig{Resource: rs, Routes: routes}, origin, nil
 }
@@ -139,7 +137,7 @@ func writePassphrase(dir string) (bool, error) {
 	b, err := os.ReadFile(plain)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		p := oauthconsent.NewPassphrase()
+		p := consent.NewPassphrase()
 		if err := writeExclusive(plain, p+"\n"); err != nil {
 			return false, err
 		}
@@ -151,8 +149,8 @@ func writePassphrase(dir string) (bool, error) {
 	if _, err := os.Stat(hashPath); err == nil {
 		return created, nil
 	}
-	if err := atomicfile.Write(hashPath, []byte(oauthconsent.HashPassphrase(strings.TrimSpace(string(b)))+"\n"), time.Time{}); err != nil {
-		return false, fmt.Errorf("write %s: %w", hashPath, err)
+	if err := consent.WriteHashFile(hashPath, string(b)); err != nil {
+		return false, err
 	}
 	return created, nil
 }

@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/oauthas"
+	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 )
 
 // oauthUsage lists the operator's OAuth commands.
@@ -27,8 +27,12 @@ func runOAuth(args []string, stdout, stderr io.Writer) error {
 	sub, args := args[0], args[1:]
 	var id string
 	if sub == "revoke" {
-		if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-			return usageError("notebridge oauth revoke needs a grant or client ID (see notebridge oauth grants and oauth clients)")
+		// An ID that begins with "-" (client IDs issued before they were
+		// kept from it) is named after "--".
+		if len(args) > 1 && args[0] == "--" {
+			args = args[1:]
+		} else if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+			return usageError("notebridge oauth revoke needs a grant or client ID (see notebridge oauth grants and oauth clients; an ID that begins with - goes after --)")
 		}
 		id, args = args[0], args[1:]
 	}
@@ -44,7 +48,7 @@ func runOAuth(args []string, stdout, stderr io.Writer) error {
 	default:
 		return unknownCommand("oauth", sub)
 	}
-	op, err := oauthas.OpenOperator(c.StateDir)
+	op, err := oauthserver.OpenOperator(c.StateDir)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.StateDir, err)
 	}
@@ -69,7 +73,7 @@ func runOAuth(args []string, stdout, stderr io.Writer) error {
 	}
 }
 
-func listClients(op *oauthas.Operator, stdout io.Writer) error {
+func listClients(op *oauthserver.Operator, stdout io.Writer) error {
 	clients, err := op.Clients()
 	if err != nil {
 		return err
@@ -82,7 +86,7 @@ func listClients(op *oauthas.Operator, stdout io.Writer) error {
 	return printTable(stdout, "CLIENT\tNAME (CLAIMED)\tREGISTERED\tVIA\tAUTH\tGRANTS\tREDIRECT URIS", rows)
 }
 
-func listGrants(op *oauthas.Operator, stdout io.Writer) error {
+func listGrants(op *oauthserver.Operator, stdout io.Writer) error {
 	grants, err := op.Grants()
 	if err != nil {
 		return err

@@ -175,6 +175,7 @@ func TestOAuthOperatorRefusals(t *testing.T) {
 		{[]string{"oauth", "revoke", "--state-dir", s.state}, 2, "needs a grant or client ID"},
 		{[]string{"oauth", "frobnicate", "--state-dir", s.state}, 2, `unknown command "oauth frobnicate"`},
 		{[]string{"oauth", "revoke", "no-such-grant", "--state-dir", s.state}, 1, "no client or live grant"},
+		{[]string{"oauth", "revoke", "--", "-no-such-client", "--state-dir", s.state}, 1, `no client or live grant "-no-such-client"`},
 		{[]string{"oauth", "grants", "--state-dir", t.TempDir()}, 1, "no OAuth state"},
 	}
 	for _, c := range cases {

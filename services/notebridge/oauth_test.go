@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/oauthconsent"
+	"github.com/notebridge/notebridge/pkg/auth/consent"
 )
 
 // oauthServer is a real `notebridge mcp serve --oauth` with Joplin down.
@@ -227,7 +227,7 @@ func TestSecretsInitCreatesThePassphrase(t *testing.T) {
 	plain, _ := os.ReadFile(filepath.Join(dir, "owner-passphrase"))
 	hashRaw, _ := os.ReadFile(filepath.Join(dir, "owner-passphrase.argon2id"))
 	p := strings.TrimSpace(string(plain))
-	h, err := oauthconsent.ParseHash(string(hashRaw))
+	h, err := consent.ParseHash(string(hashRaw))
 	if err != nil || !h.Matches(p) || strings.Contains(string(hashRaw), p) || strings.Contains(string(out), p) {
 		t.Fatalf("passphrase %q hash %v: %s", p, err, out)
 	}

@@ -17,7 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/atomicfile"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 )
 
 // runHealthcheck probes a health URL and exits non-zero unless it answers
@@ -89,7 +89,7 @@ func runSecretsInit(args []string, stdout, stderr io.Writer) error {
 		path := filepath.Join(*dir, name)
 		state, err := "", error(nil)
 		if name == "joplin-token" && *importJoplin != "" {
-			state, err = "imported", importToken(*importJoplin, path)
+			state, err = "imported", bearer.ImportTokenFile(*importJoplin, path)
 		} else {
 			var created bool
 			created, err = writeNewToken(path)
@@ -170,22 +170,6 @@ func writeNewToken(path string) (bool, error) {
 		return false, fmt.Errorf("write %s: %w", path, err)
 	}
 	return true, f.Close()
-}
-
-// importToken replaces path, atomically, with the token held in src.
-func importToken(src, path string) error {
-	b, err := os.ReadFile(src)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", src, errors.Unwrap(err))
-	}
-	tok := strings.TrimSpace(string(b))
-	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
-		return fmt.Errorf("%s does not hold a single token", src)
-	}
-	if err := atomicfile.Write(path, []byte(tok+"\n"), time.Time{}); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func parseOwner(s string) (int, int, error) {

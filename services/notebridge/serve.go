@@ -10,10 +10,10 @@ import (
 	"os"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/actions"
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/httpauth"
-	"github.com/notebridge/notebridge/pkg/httpfront"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/transport/actions"
+	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 
 // runServe is the service the container runs: MCP Streamable HTTP with
@@ -67,7 +67,7 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 // that the three credentials are distinct; the Actions token file keeps
 // checking on every request.
 func actionsListener(c *config, a *app) (listener, error) {
-	token, err := httpauth.NewTokenFile(c.ActionsTokenFile)
+	token, err := bearer.NewTokenFile(c.ActionsTokenFile)
 	if err != nil {
 		return listener{}, fmt.Errorf("Actions %w", err)
 	}

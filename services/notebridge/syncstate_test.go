@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/joplinfake"
-	"github.com/notebridge/notebridge/pkg/principal"
-	"github.com/notebridge/notebridge/pkg/registry"
-	"github.com/notebridge/notebridge/pkg/syncstate"
+	"github.com/notebridge/notebridge/pkg/core/principal"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // TestWritesAskForASync: with --sync-state-dir, a write to Joplin through

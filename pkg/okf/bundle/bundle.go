@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
@@ -42,7 +42,7 @@ type Bundle struct {
 	Root   *safefs.Root
 	Limits Limits
 	// Cache, when set, is the manifest cache of this root (see ScanCached).
-	Cache *fcache.Bundle
+	Cache *filecache.Bundle
 }
 
 // Open checks bundle_path against the policy (absolute, clean, inside one

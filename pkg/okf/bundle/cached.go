@@ -5,13 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"github.com/notebridge/notebridge/pkg/statkey"
 	"sync"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )
 
@@ -23,7 +23,7 @@ import (
 // not be read (as opposed to one that does not parse) is passed to derive
 // and never cached. fn gets every file's value in input order; its error
 // stops the scan.
-func (b *Bundle) ScanCached(ctx context.Context, files []File, mode ScanMode, slot fcache.Slot,
+func (b *Bundle) ScanCached(ctx context.Context, files []File, mode ScanMode, slot filecache.Slot,
 	derive func(Parsed) any, fn func(File, any) error) error {
 	const window = 256
 	lim := b.Limits.Doc()
@@ -54,7 +54,7 @@ func (b *Bundle) ScanCached(ctx context.Context, files []File, mode ScanMode, sl
 }
 
 // fill reads and derives the missed files of batch on the scan workers.
-func (b *Bundle) fill(batch []File, misses []int, vals []any, mode ScanMode, slot fcache.Slot,
+func (b *Bundle) fill(batch []File, misses []int, vals []any, mode ScanMode, slot filecache.Slot,
 	lim doc.Limits, now time.Time, derive func(Parsed) any) {
 	if len(misses) == 0 {
 		return
@@ -74,7 +74,7 @@ func (b *Bundle) fill(batch []File, misses []int, vals []any, mode ScanMode, slo
 				b.Cache.Put(p.File.Rel, key, slot, vals[i], now)
 				if raw != nil && int64(len(raw)) == key.Size {
 					sum := sha256.Sum256(raw)
-					b.Cache.Put(p.File.Rel, key, fcache.Digest, hex.EncodeToString(sum[:]), now)
+					b.Cache.Put(p.File.Rel, key, filecache.Digest, hex.EncodeToString(sum[:]), now)
 				}
 			}
 		}()

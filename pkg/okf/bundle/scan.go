@@ -7,9 +7,9 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/notebridge/notebridge/pkg/statkey"
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/doc"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 )

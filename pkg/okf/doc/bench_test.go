@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 // benchConcept is a realistic ~2 KB v0.2 concept.

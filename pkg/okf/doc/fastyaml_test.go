@@ -10,7 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 // slowParse decodes fm with the general YAML parser only.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 type fixture struct {
@@ -29,7 +29,7 @@ func isReserved(rel string) bool {
 	return base == "index.md" || base == "log.md"
 }
 
-// The project's own bundles (pkg/okf/okftest/testdata/okf), always run.
+// The project's own bundles (pkg/testkit/okftest/testdata/okf), always run.
 
 func TestFixturesRoundTrip(t *testing.T) { checkRoundTrip(t, okftest.Own()) }
 

@@ -9,7 +9,7 @@ import (
 	"testing/iotest"
 	"unicode/utf8"
 
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 var fuzzSeeds = []string{

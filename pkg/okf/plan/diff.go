@@ -1,6 +1,6 @@
 package plan
 
-import "github.com/notebridge/notebridge/pkg/textdiff"
+import "github.com/notebridge/notebridge/pkg/internal/textdiff"
 
 // MaxDiffBytes bounds one file's diff text in a preview.
 const MaxDiffBytes = 64 << 10

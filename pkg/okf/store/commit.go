@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // The commit steps, in order, as passed to Options.Hook. "apply:<i>" runs

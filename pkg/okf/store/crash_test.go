@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/okftest"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
+	"github.com/notebridge/notebridge/pkg/testkit/okftest"
 )
 
 // The child process modes, selected by NB_STORE_CHILD.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // TestOutcomeAroundThePointOfNoReturn: a failure before the journal is

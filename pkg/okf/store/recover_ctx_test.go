@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // TestRecoverHonoursContext: Recover stops when its caller's context ends,

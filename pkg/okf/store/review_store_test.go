@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 )
 
 // TestReviewJournalCannotTargetHiddenPaths: a .okf/journal shipped inside

@@ -3,16 +3,17 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/notebridge/notebridge/pkg/statkey"
 	"io"
 	"runtime"
 	"sort"
 	"sync"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
+
+	"github.com/notebridge/notebridge/pkg/internal/statkey"
 )
 
 // FileState is one visible file's content digest.
@@ -62,11 +63,11 @@ var DefaultLimits = Limits{MaxFiles: 100_000, MaxFileBytes: 4 << 20, MaxDepth: 3
 // Snapshot hashes every visible regular file (hidden entries, including
 // .okf/, are excluded) and returns the manifest. A symlink, special file or
 // exceeded limit anywhere is an error. useCache lets unchanged files reuse
-// their digest from the process-wide manifest cache (fcache.Default).
+// their digest from the process-wide manifest cache (filecache.Default).
 func Snapshot(root *safefs.Root, lim Limits, useCache bool) (Manifest, error) {
-	var c *fcache.Bundle
+	var c *filecache.Bundle
 	if useCache {
-		c = fcache.Default.ForRoot(root)
+		c = filecache.Default.ForRoot(root)
 	}
 	return SnapshotIn(root, lim, c)
 }
@@ -76,7 +77,7 @@ func Snapshot(root *safefs.Root, lim Limits, useCache bool) (Manifest, error) {
 // matches the one it was computed under; files hashed here are stored
 // under the stat of the file actually opened, not the walk's, so a change
 // in between gets its own key.
-func SnapshotIn(root *safefs.Root, lim Limits, c *fcache.Bundle) (Manifest, error) {
+func SnapshotIn(root *safefs.Root, lim Limits, c *filecache.Bundle) (Manifest, error) {
 	var (
 		mu    sync.Mutex
 		files []FileState
@@ -87,7 +88,7 @@ func SnapshotIn(root *safefs.Root, lim Limits, c *fcache.Bundle) (Manifest, erro
 		if e.Stat.Size > lim.MaxFileBytes {
 			return tooLarge(e.Rel, lim.MaxFileBytes)
 		}
-		v, ok := c.Get(e.Rel, statkey.Of(&e.Stat), fcache.Digest)
+		v, ok := c.Get(e.Rel, statkey.Of(&e.Stat), filecache.Digest)
 		sum, _ := v.(string)
 		if !ok {
 			var err error
@@ -98,7 +99,7 @@ func SnapshotIn(root *safefs.Root, lim Limits, c *fcache.Bundle) (Manifest, erro
 			if sum == "" {
 				return nil // vanished since the walk listed it
 			}
-			c.Put(e.Rel, statkey.Of(&st), fcache.Digest, sum, now)
+			c.Put(e.Rel, statkey.Of(&st), filecache.Digest, sum, now)
 		}
 		mu.Lock()
 		defer mu.Unlock()

@@ -10,9 +10,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/notebridge/notebridge/pkg/domainerr"
-	"github.com/notebridge/notebridge/pkg/filelock"
-	"github.com/notebridge/notebridge/pkg/okf/fcache"
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/internal/filelock"
+	"github.com/notebridge/notebridge/pkg/okf/filecache"
 	"github.com/notebridge/notebridge/pkg/okf/safefs"
 	"golang.org/x/sys/unix"
 )
@@ -35,8 +35,8 @@ type Options struct {
 	// to inject faults; a returned error aborts the commit at that step.
 	Hook func(step string) error
 	// Cache is the manifest cache whose digests the revision reuses
-	// (nil: fcache.Default). It is never the authority: see plan.
-	Cache *fcache.Cache
+	// (nil: filecache.Default). It is never the authority: see plan.
+	Cache *filecache.Cache
 }
 
 // DefaultRetention keeps the last 1,000 receipts.
@@ -54,7 +54,7 @@ func New(root *safefs.Root, opt Options) *Store {
 		opt.Limits = DefaultLimits
 	}
 	if opt.Cache == nil {
-		opt.Cache = fcache.Default
+		opt.Cache = filecache.Default
 	}
 	if opt.Retention <= 0 {
 		opt.Retention = DefaultRetention

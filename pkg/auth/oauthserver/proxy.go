@@ -1,0 +1,187 @@
+package oauthserver
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+)
+
+// DefaultTrustedProxies are the peers believed by default: loopback only
+// (a proxy on the same host). Another container on a private network is
+// not a proxy unless configured.
+const DefaultTrustedProxies = "127.0.0.0/8,::1/128"
+
+// TrustedProxies is the set of peers whose X-Forwarded-For and
+// X-Forwarded-Host headers are believed. The zero value trusts no peer.
+type TrustedProxies struct {
+	prefixes []netip.Prefix
+}
+
+// ParseTrustedProxies reads a comma-separated list of CIDR prefixes or
+// single addresses.
+func ParseTrustedProxies(list string) (TrustedProxies, error) {
+	var t TrustedProxies
+	for _, item := range strings.Split(list, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			a, aerr := netip.ParseAddr(item)
+			if aerr != nil {
+				return TrustedProxies{}, fmt.Errorf("trusted proxy %q is neither a CIDR prefix nor an address", item)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		t.prefixes = append(t.prefixes, p.Masked())
+	}
+	return t, nil
+}
+
+// defaultTrusted is DefaultTrustedProxies, parsed.
+var defaultTrusted, _ = ParseTrustedProxies(DefaultTrustedProxies)
+
+// trusts reports whether a is a trusted proxy's address.
+func (t TrustedProxies) trusts(a netip.Addr) bool {
+	a = a.Unmap()
+	for _, p := range t.prefixes {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// peer is the address of the connection's other end.
+func peer(r *http.Request) (netip.Addr, string) {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil {
+		return netip.Addr{}, host
+	}
+	return a.Unmap(), a.Unmap().String()
+}
+
+// ClientAddr is the caller's IP, the key of rate limits and lockouts: the
+// peer's address, unless the peer is a trusted proxy; then the right-most
+// X-Forwarded-For entry that is not itself a trusted proxy (each proxy
+// appends the address it saw, so entries left of it are the client's
+// claims). A malformed entry ends the walk at the last address believed.
+func (t TrustedProxies) ClientAddr(r *http.Request) string {
+	a, s := peer(r)
+	if !a.IsValid() || !t.trusts(a) {
+		return s
+	}
+	var entries []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		entries = append(entries, strings.Split(v, ",")...)
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		e, err := netip.ParseAddr(strings.TrimSpace(entries[i]))
+		if err != nil {
+			return s
+		}
+		s = e.Unmap().String()
+		if !t.trusts(e) {
+			return s
+		}
+	}
+	return s
+}
+
+// requestHost is the host a request was sent to: X-Forwarded-Host when a
+// trusted proxy set it, else Host. ok is false when a trusted proxy sent
+// more than one forwarded host.
+func (t TrustedProxies) requestHost(r *http.Request) (string, bool) {
+	if a, _ := peer(r); a.IsValid() && t.trusts(a) {
+		if v := r.Header.Values("X-Forwarded-Host"); len(v) > 0 {
+			if len(v) > 1 || strings.Contains(v[0], ",") {
+				return "", false
+			}
+			return strings.TrimSpace(v[0]), true
+		}
+	}
+	return r.Host, true
+}
+
+type clientAddrKey struct{}
+
+// ClientAddr is the client address the authorization server resolved for
+// r (its trusted proxies applied). A request that did not pass through the
+// server's front (tests of a consent step alone) gets the default: only a
+// loopback peer's X-Forwarded-For is believed.
+func ClientAddr(r *http.Request) string {
+	if s, ok := r.Context().Value(clientAddrKey{}).(string); ok {
+		return s
+	}
+	return defaultTrusted.ClientAddr(r)
+}
+
+// hostSet is what a request may be addressed to: the issuer's host name
+// on any port (a proxy may publish it on another port, e.g. a test stack's
+// 18443), the internal names a proxy dials (host:port exactly, or a bare
+// name on any port), and loopback (any port), for local clients and tests.
+type hostSet struct {
+	public   string
+	internal map[string]bool
+}
+
+func newHostSet(issuer string, internal []string) hostSet {
+	hs := hostSet{internal: map[string]bool{}}
+	if u, err := url.Parse(issuer); err == nil {
+		hs.public = hostName(u.Host)
+	}
+	for _, h := range internal {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			hs.internal[h] = true
+		}
+	}
+	return hs
+}
+
+// hostName is the lower-case name of a Host value, without port, brackets
+// or trailing dot.
+func hostName(host string) string {
+	host = strings.ToLower(host)
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.Trim(host, "[]"), ".")
+}
+
+func (hs hostSet) allows(host string) bool {
+	name := hostName(host)
+	if name == "" {
+		return false
+	}
+	if name == hs.public || hs.internal[strings.ToLower(host)] || hs.internal[name] || name == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(name)
+	return err == nil && a.Unmap().IsLoopback()
+}
+
+// Front guards h, an endpoint of the authorization server or the resource
+// metadata: a request addressed to another host than ours (the issuer's,
+// an internal address the proxy dials, loopback) is refused with 421, and
+// the client address is resolved once, through the trusted proxies, for
+// the rate limits, the lockout and the consent step (ClientAddr).
+func (s *Server) Front(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, ok := s.cfg.TrustedProxies.requestHost(r)
+		if !ok || !s.hosts.allows(host) {
+			writeJSONError(w, http.StatusMisdirectedRequest, "invalid_request", "this server does not answer for that host")
+			return
+		}
+		ctx := context.WithValue(r.Context(), clientAddrKey{}, s.cfg.TrustedProxies.ClientAddr(r))
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}

@@ -1,0 +1,118 @@
+package joplinops_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
+	"github.com/notebridge/notebridge/pkg/core/principal"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/scope"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin/receipts"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
+)
+
+// scopedHarness runs the operations as the service does: the notebook
+// view installed on the client, and a search index that only the write
+// observer keeps fresh once built.
+type scopedHarness struct {
+	fake *joplinfake.Server
+	c    *joplin.Client
+	ex   *executor.Executor
+	x    *joplinindex.Indexer
+	view *scopeview.View
+	// built receives the index's signals ("built" once it is).
+	built chan string
+}
+
+func newScopedHarness(t testing.TB) *scopedHarness {
+	t.Helper()
+	fake, url, tf := joplinfake.Serve(t, token)
+	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := make(chan string, 1000)
+	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
+		Applied: func(what string) { built <- what }})
+	t.Cleanup(func() { x.Close() })
+	view := scopeview.Install(c, joplinops.DefaultLimits.MaxScan, nil)
+	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),
+		joplinops.WithNotebookView(view), joplinops.WithReceiptDir(t.TempDir(), receipts.DefaultLimits))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := executor.New(reg, executor.DefaultLimits, executor.WithOutputValidation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &scopedHarness{fake: fake, c: c, ex: ex, x: x, view: view, built: built}
+}
+
+// buildIndex builds the search index from what Joplin holds now.
+func (h *scopedHarness) buildIndex(t testing.TB) {
+	t.Helper()
+	h.x.Start()
+	for s := range h.built {
+		if s == "built" {
+			return
+		}
+	}
+}
+
+// caller is one surface and the principal calling over it.
+type caller struct {
+	name string
+	t    registry.Transport
+	p    principal.Principal
+}
+
+// scopedCallers are the surfaces, each with a caller limited to sc: the
+// stdio owner started with --notebooks, an OAuth grant over MCP HTTP and
+// the static Actions token with its notebook setting.
+func scopedCallers(sc notebookscope.Scope) []caller {
+	return []caller{
+		{"mcp-stdio", registry.MCPStdio, principal.Stdio().WithNotebooks(sc)},
+		{"mcp-http-oauth", registry.MCPHTTP, principal.OAuth("grant", scope.NewSet(scope.NotesRead, scope.NotesWrite), sc)},
+		{"actions", registry.Actions, principal.StaticActions().WithNotebooks(sc)},
+	}
+}
+
+// do calls op as who with args.
+func (h *scopedHarness) do(who caller, op string, args map[string]any) (json.RawMessage, *domainerr.Error) {
+	b, _ := json.Marshal(args)
+	return h.ex.Call(context.Background(), who.p, who.t, op, b)
+}
+
+// owner calls op as the unlimited owner and decodes the result into out.
+func (h *scopedHarness) owner(t testing.TB, op string, args map[string]any, out any) {
+	t.Helper()
+	res, derr := h.do(caller{"owner", registry.MCPStdio, principal.Stdio()}, op, args)
+	if derr != nil {
+		t.Fatalf("%s as the owner: %v %v", op, derr, derr.Details)
+	}
+	if out != nil {
+		if err := json.Unmarshal(res, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// ownerID calls op as the owner and returns the result's id.
+func (h *scopedHarness) ownerID(t testing.TB, op string, args map[string]any) string {
+	t.Helper()
+	var out struct {
+		ID string `json:"id"`
+	}
+	h.owner(t, op, args, &out)
+	return out.ID
+}

@@ -1,0 +1,140 @@
+package joplinops
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
+	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
+)
+
+type searchIn struct {
+	Query          string `json:"query" jsonschema:"Notes: Joplin query syntax (words, \"phrases\", title:, body:, tag:, notebook:, -exclusion, prefix*). Notebooks and tags: title, * as wildcard." schema:"min=1,max=1000"`
+	Type           string `json:"type,omitempty" schema:"enum=@search_type,default=note"`
+	Limit          int    `json:"limit,omitempty" schema:"min=1,max=100,default=20"`
+	Page           int    `json:"page,omitempty" schema:"min=1,max=10000"`
+	IncludeTrashed bool   `json:"include_trashed,omitempty" jsonschema:"Notes: include trashed notes."`
+}
+
+// SearchHit is one search result.
+type SearchHit struct {
+	ID         string `json:"id" schema:"id"`
+	Title      string `json:"title" schema:"max=10000"`
+	NotebookID string `json:"notebook_id,omitempty" schema:"max=32"`
+	Trashed    bool   `json:"trashed"`
+	Snippet    string `json:"snippet,omitempty" schema:"max=2000"`
+}
+
+type searchOut struct {
+	Type    string      `json:"type" schema:"enum=@search_type"`
+	Items   []SearchHit `json:"items" schema:"max=100"`
+	HasMore bool        `json:"has_more"`
+	Page    int         `json:"page" schema:"min=1,max=10000"`
+	Index   string      `json:"index,omitempty" schema:"enum=@index_state"`
+}
+
+// IndexStates are the values of the search result's index field: ready
+// when the embedded index answered, otherwise why Joplin's search did.
+var IndexStates = []string{"ready", "off", "idle", "building", "paused", "failed", "unsupported_query"}
+
+// searchTypes maps each search type the tool accepts to the Joplin item
+// type it searches and the fields it asks for. Joplin answers HTTP 500 for
+// a field its table lacks: tags have neither parent_id nor deleted_time.
+var searchTypes = map[string]struct{ joplinType, fields string }{
+	"note":     {"note", "id,title,parent_id,deleted_time"},
+	"notebook": {"folder", "id,title,parent_id,deleted_time"},
+	"tag":      {"tag", "id,title"},
+}
+
+// SearchTypes lists the search types the tool accepts, in schema order.
+var SearchTypes = []string{"note", "notebook", "tag"}
+
+func (o *Ops) search() registry.Operation {
+	desc := "Ranked full-text search of notes (trashed excluded unless asked), or of notebook and tag titles."
+	return registry.Define(o.meta("search", "Search", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
+		if in.Type == "" {
+			in.Type = "note"
+		}
+		if in.Limit == 0 {
+			in.Limit = 20
+		}
+		if in.Page == 0 {
+			in.Page = 1
+		}
+		if in.Type == "note" {
+			res, ok, err := o.searchIndex(ctx, in)
+			if ok || err != nil {
+				return res, err
+			}
+			out, err := o.joplinSearch(ctx, in)
+			out.Index = res.Index
+			return out, err
+		}
+		return o.joplinSearch(ctx, in)
+	})
+}
+
+// searchIndex answers a note search from the embedded index; ok is false
+// when Joplin's search must answer (res.Index then says why).
+func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok bool, err error) {
+	if o.index == nil {
+		return searchOut{Index: "off"}, false, nil
+	}
+	opts := searchindex.Options{Limit: in.Limit, Offset: (in.Page - 1) * in.Limit, IncludeTrashed: in.IncludeTrashed}
+	if scopeview.Limited(ctx) {
+		if o.view == nil {
+			return searchOut{Index: "off"}, false, nil
+		}
+		sc, err := o.view.Of(ctx)
+		if err != nil {
+			return searchOut{}, false, err
+		}
+		opts.OnlyNotebooks, opts.Notebooks = true, sc.Readable.IDs()
+	}
+	hits, state, ok, err := o.index.Search(ctx, in.Query, opts)
+	if err != nil || !ok {
+		return searchOut{Index: state}, false, err
+	}
+	res = searchOut{Type: "note", Items: make([]SearchHit, 0, len(hits)), Page: in.Page, Index: state}
+	for i, h := range hits {
+		if i == in.Limit {
+			res.HasMore = true
+			break
+		}
+		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, Snippet: h.Snippet})
+	}
+	return res, true, nil
+}
+
+// joplinSearch passes the search to Joplin's /search.
+func (o *Ops) joplinSearch(ctx context.Context, in searchIn) (searchOut, error) {
+	st := searchTypes[in.Type]
+	q := url.Values{
+		"query": {in.Query}, "type": {st.joplinType},
+		"limit": {strconv.Itoa(in.Limit)}, "page": {strconv.Itoa(in.Page)},
+		"fields": {st.fields},
+	}
+	var page struct {
+		Items []struct {
+			ID          string `json:"id"`
+			Title       string `json:"title"`
+			ParentID    string `json:"parent_id"`
+			DeletedTime int64  `json:"deleted_time"`
+		} `json:"items"`
+		HasMore bool `json:"has_more"`
+	}
+	if err := o.c.Get(ctx, "/search", q, &page); err != nil {
+		return searchOut{}, err
+	}
+	res := searchOut{Type: in.Type, Items: make([]SearchHit, 0, len(page.Items)), HasMore: page.HasMore, Page: in.Page}
+	for _, it := range page.Items {
+		h := SearchHit{ID: it.ID, Title: it.Title, Trashed: it.DeletedTime > 0}
+		if in.Type != "tag" {
+			h.NotebookID = it.ParentID
+		}
+		res.Items = append(res.Items, h)
+	}
+	return res, nil
+}
