@@ -25,7 +25,6 @@ import (
 // view installed on the client, and a search index that only the write
 // observer keeps fresh once built.
 type scopedHarness struct {
-	fake *joplinfake.Server
 	c    *joplin.Client
 	ex   *executor.Executor
 	x    *joplinindex.Indexer
@@ -36,8 +35,15 @@ type scopedHarness struct {
 
 func newScopedHarness(t testing.TB) *scopedHarness {
 	t.Helper()
-	fake, url, tf := joplinfake.Serve(t, token)
-	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
+	_, url, tf := joplinfake.Serve(t, token)
+	return newScopedHarnessAt(t, url, tf)
+}
+
+// newScopedHarnessAt is newScopedHarness against the Joplin at url (a
+// real one in the integration tests).
+func newScopedHarnessAt(t testing.TB, url, tf string) *scopedHarness {
+	t.Helper()
+	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +61,7 @@ func newScopedHarness(t testing.TB) *scopedHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &scopedHarness{fake: fake, c: c, ex: ex, x: x, view: view, built: built}
+	return &scopedHarness{c: c, ex: ex, x: x, view: view, built: built}
 }
 
 // buildIndex builds the search index from what Joplin holds now.

@@ -15,7 +15,11 @@ import (
 // change Work's notes nor move a note out.
 func TestScopedWritesStayInTheWriteScope(t *testing.T) {
 	h := newScopedHarness(t)
-	w := seedWorld(t, h)
+	checkWriteRules(t, h, seedWorld(t, h))
+}
+
+// checkWriteRules is TestScopedWritesStayInTheWriteScope on h holding w.
+func checkWriteRules(t *testing.T, h *scopedHarness, w world) {
 	who := scopedCallers(scopeOfWorld)[0]
 	id := w.ids
 	for _, c := range []struct {
