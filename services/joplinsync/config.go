@@ -40,6 +40,9 @@ const (
 	envStateDir    = "NOTEBRIDGE_SYNC_STATE_DIR"
 	secretPassword = "sync-password"
 	secretMaster   = "e2ee-master-password"
+	// secretEmbeddingsKey is the bridge's, not Joplin's: the key of the
+	// embeddings provider (search by meaning), stored by the same command.
+	secretEmbeddingsKey = "embeddings-key"
 )
 
 // joplinCloudURL is Joplin Cloud's API origin, the default of sync.10.path.

@@ -17,7 +17,7 @@ import (
 )
 
 // settableSecrets are the secrets `secret set` stores.
-var settableSecrets = []string{secretPassword, secretMaster}
+var settableSecrets = []string{secretPassword, secretMaster, secretEmbeddingsKey}
 
 // runSecretSet stores one secret, read from the terminal without echo (twice,
 // to catch a typo) or as the first line of a non-terminal stdin. It prints
@@ -55,7 +55,11 @@ func runSecretSet(args []string, stdin io.Reader, stdout, stderr io.Writer) erro
 	if err := bearer.WriteSecretFile(path, value); err != nil {
 		return fmt.Errorf("store %s: %w", name, err)
 	}
-	_, err = fmt.Fprintf(stdout, "stored %s (0600); restart the bundled Joplin to use it: docker compose restart joplin\n", path)
+	user := "joplin"
+	if name == secretEmbeddingsKey {
+		user = "bridge"
+	}
+	_, err = fmt.Fprintf(stdout, "stored %s (0600); restart the %s to use it: docker compose restart %s\n", path, user, user)
 	return err
 }
 

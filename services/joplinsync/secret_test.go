@@ -54,3 +54,20 @@ func TestSecretSetRefusesUnknownNamesAndEmptyInput(t *testing.T) {
 		t.Errorf("files left: %v", entries)
 	}
 }
+
+// TestSecretSetStoresTheEmbeddingsKey: the bridge's embeddings key is set
+// the same way, and the answer says to restart the bridge, not Joplin.
+func TestSecretSetStoresTheEmbeddingsKey(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	if err := runSecretSet([]string{"embeddings-key", "--dir", dir}, strings.NewReader("sk-test-123\n"), &out, &bytes.Buffer{}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "embeddings-key"))
+	if err != nil || string(b) != "sk-test-123\n" {
+		t.Fatalf("stored %q, %v", b, err)
+	}
+	if !strings.Contains(out.String(), "docker compose restart bridge") || strings.Contains(out.String(), "sk-test") {
+		t.Errorf("answer %q", out.String())
+	}
+}

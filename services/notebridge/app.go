@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/embed"
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
@@ -101,8 +102,12 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--okf-roots: %w", err)
 	}
+	meaning, err := c.meaning(log)
+	if err != nil {
+		return nil, err
+	}
 	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
-		SyncGeneration: syncState.Generation})
+		SyncGeneration: syncState.Generation, Meaning: meaning})
 	// The bridge serves the Joplin it first met, until the operator
 	// accepts another (`notebridge joplin forget`).
 	guard := identity.New(jc, c.StateDir, log)
@@ -126,6 +131,23 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests, view: view}, nil
+}
+
+// meaning sets search by meaning up from the --embeddings-* flags: off
+// unless a URL is set.
+func (c *config) meaning(log *slog.Logger) (joplinindex.MeaningConfig, error) {
+	if c.EmbeddingsURL == "" {
+		if c.EmbeddingsModel != "" || c.EmbeddingsKeyFile != "" {
+			return joplinindex.MeaningConfig{}, errors.New("--embeddings-model and --embeddings-key-file need --embeddings-url (search by meaning is off without it)")
+		}
+		return joplinindex.MeaningConfig{}, nil
+	}
+	p, err := embed.New(embed.Config{BaseURL: c.EmbeddingsURL, Model: c.EmbeddingsModel, KeyFile: c.EmbeddingsKeyFile})
+	if err != nil {
+		return joplinindex.MeaningConfig{}, fmt.Errorf("search by meaning: %w", err)
+	}
+	log.Info("search by meaning is on: note text is sent to the embedding provider", "endpoint", p.Endpoint(), "model", p.Model())
+	return joplinindex.MeaningConfig{Provider: p}, nil
 }
 
 // followSync starts the search index at once when Joplin syncs with other

@@ -40,6 +40,10 @@ type config struct {
 	MemoryLimit     byteSize
 	OKFRoots        string
 
+	EmbeddingsURL     string
+	EmbeddingsModel   string
+	EmbeddingsKeyFile string
+
 	// Notebook scopes (notebookscope settings): stdio's, the static MCP
 	// token's and the Actions token's. Unset: every notebook.
 	Notebooks             string
@@ -112,6 +116,10 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	if !withHTTP {
 		bindNotebookFlags(fs, &c.Notebooks, &c.WriteNotebooks, "", "the stdio client")
 	}
+	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", "", "base URL of an OpenAI-compatible embeddings API you run (e.g. http://localhost:11434/v1 for Ollama; /embeddings is appended); "+
+		"when set, note text is sent there to search by meaning. Off when empty: nothing leaves the machine")
+	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", "", "embedding model name sent to --embeddings-url (e.g. nomic-embed-text)")
+	fs.StringVar(&c.EmbeddingsKeyFile, "embeddings-key-file", "", "file (mode 0600) holding the key sent to --embeddings-url as a bearer token; none when empty")
 	if withHTTP {
 		bindNotebookFlags(fs, &c.MCPNotebooks, &c.MCPWriteNotebooks, "mcp-", "the static MCP bearer token")
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")

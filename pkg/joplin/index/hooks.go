@@ -45,6 +45,7 @@ func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Opt
 // pass repairs the index later. Before the index is built it does nothing
 // (the build or the saved cursor covers the write).
 func (x *Indexer) Wrote(ctx context.Context, w joplin.Write) {
+	defer x.meaning.wake() // a note's new text is embedded at once
 	switch w.Kind {
 	case joplin.NoteSaved:
 		x.noteWritten(ctx, w.ID, w.Answer)

@@ -52,8 +52,11 @@ type Config struct {
 	SyncGeneration func() (gen int64, ok bool)
 	Log            *slog.Logger
 	// Applied, when set, is called after each batch of changes is applied
-	// (build done, events applied, reconciliation done): tests wait on it.
+	// (build done, events applied, reconciliation done, chunks embedded):
+	// tests wait on it.
 	Applied func(what string)
+	// Meaning, with a provider, turns search by meaning on.
+	Meaning MeaningConfig
 }
 
 // Status is what joplin_status reports of the index.
@@ -62,6 +65,8 @@ type Status struct {
 	Notes int   `json:"notes" schema:"min=0,max=2147483648"`
 	// Error is the last indexing problem, while not Ready.
 	Error string `json:"error,omitempty" schema:"max=2000"`
+	// Meaning is the progress of search by meaning, when configured.
+	Meaning *MeaningStatus `json:"meaning,omitempty"`
 }
 
 // Indexer owns the index and its background loop.
@@ -77,6 +82,8 @@ type Indexer struct {
 
 	// rebuild asks the loop to build the index again from scratch.
 	rebuild atomic.Bool
+	// meaning is search by meaning; nil when off.
+	meaning *meaning
 
 	mu sync.Mutex
 	ix *searchindex.Index
@@ -104,7 +111,7 @@ func New(c *joplin.Client, cfg Config) *Indexer {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	x := &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{})}
+	x := &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{}), meaning: newMeaning(cfg.Meaning)}
 	c.Observe(x.Wrote)
 	return x
 }
@@ -146,13 +153,19 @@ func (x *Indexer) Rebuild() {
 	x.mu.Lock()
 	x.servable = false
 	x.mu.Unlock()
+	x.meaning.forget()
 }
 
 // Status reports the index state and size.
 func (x *Indexer) Status() Status {
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	return Status{State: x.state, Notes: x.notes, Error: x.errMsg}
+	st := Status{State: x.state, Notes: x.notes, Error: x.errMsg}
+	x.mu.Unlock()
+	if x.meaning != nil {
+		ms := x.MeaningStatus()
+		st.Meaning = &ms
+	}
+	return st
 }
 
 // StatusIn is Status with Notes counting only the notes of notebooks (a
@@ -219,6 +232,14 @@ func (x *Indexer) run(ctx context.Context) {
 	x.markOpened()
 	if ix == nil {
 		return
+	}
+	if x.meaning != nil {
+		embedDone := make(chan struct{})
+		defer func() { <-embedDone }()
+		go func() {
+			defer close(embedDone)
+			x.embedLoop(ctx)
+		}()
 	}
 	var lastReconcile time.Time
 	buildFailures := 0
@@ -291,6 +312,7 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 			syncs.retry()
 			return fmt.Errorf("tag links after a sync: %w", err)
 		}
+		x.meaning.wake()
 		x.signal("synced")
 	}
 	if time.Since(*lastReconcile) >= x.cfg.Reconcile {

@@ -116,6 +116,7 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 	x.mu.Unlock()
 	x.setState(Ready, nil)
 	x.cfg.Log.Info("search index built", "notes", n, "took", time.Since(start).Round(time.Millisecond))
+	x.meaning.wake() // new or changed notes to embed
 	x.signal("built")
 	return nil
 }
@@ -192,6 +193,7 @@ func (x *Indexer) pollEvents(ctx context.Context, ix *searchindex.Index, from st
 		if err := ix.SetMeta(ctx, "cursor", string(p.Cursor)); err != nil {
 			return err
 		}
+		x.meaning.wake() // new or changed notes to embed
 		x.signal("events")
 		if !p.HasMore || string(p.Cursor) == from {
 			return nil
@@ -253,6 +255,7 @@ func (x *Indexer) reconcile(ctx context.Context, ix *searchindex.Index) error {
 	if err := x.syncStamps(ctx, ix); err != nil {
 		return err
 	}
+	x.meaning.wake() // new or changed notes to embed
 	x.signal("reconciled")
 	return nil
 }

@@ -3,6 +3,7 @@ package joplinops
 import (
 	"encoding/base64"
 	"fmt"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	"reflect"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -35,6 +36,7 @@ func (o *Ops) vocab() schema.Vocabulary {
 	return schema.Vocabulary{
 		Enums: map[string][]string{
 			"note_field": fields, "search_type": SearchTypes, "index_state": IndexStates, "change_op": changeOps,
+			"search_mode": searchModes, "semantic_state": joplinindex.SemanticStates,
 		},
 		Patterns: map[string]string{
 			"optional_id": "^([0-9a-f]{32})?$",

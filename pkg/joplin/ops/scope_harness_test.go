@@ -42,6 +42,12 @@ func newScopedHarness(t testing.TB) *scopedHarness {
 // newScopedHarnessAt is newScopedHarness against the Joplin at url (a
 // real one in the integration tests).
 func newScopedHarnessAt(t testing.TB, url, tf string) *scopedHarness {
+	return newScopedMeaningHarness(t, url, tf, joplinindex.MeaningConfig{})
+}
+
+// newScopedMeaningHarness is newScopedHarnessAt with search by meaning set
+// up by m.
+func newScopedMeaningHarness(t testing.TB, url, tf string, m joplinindex.MeaningConfig) *scopedHarness {
 	t.Helper()
 	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: time.Second})
 	if err != nil {
@@ -49,7 +55,7 @@ func newScopedHarnessAt(t testing.TB, url, tf string) *scopedHarness {
 	}
 	built := make(chan string, 1000)
 	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
-		Applied: func(what string) { built <- what }})
+		Applied: func(what string) { built <- what }, Meaning: m})
 	t.Cleanup(func() { x.Close() })
 	view := scopeview.Install(c, joplinops.DefaultLimits.MaxScan, nil)
 	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),

@@ -8,6 +8,10 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
+	"github.com/notebridge/notebridge/pkg/joplin/embed"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	"github.com/notebridge/notebridge/pkg/testkit/embedtest"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // TestScopedWritesStayInTheWriteScope: a caller reading Work and writing
@@ -172,5 +176,34 @@ func TestNarrowedScopeTakesEffectOnTheNextCall(t *testing.T) {
 	narrow := notebookscope.New(notebookscope.Only(w.ids["$inbox"]), notebookscope.Only(w.ids["$inbox"]))
 	if a, b, c := count(wide), count(narrow), count(notebookscope.Scope{}); a != 2 || b != 1 || c != 0 {
 		t.Fatalf("notes seen: wide %d, narrow %d, none %d", a, b, c)
+	}
+}
+
+// TestScopedSearchByMeaning: semantic and hybrid searches of a limited
+// caller rank and quote only its notebooks' notes.
+func TestScopedSearchByMeaning(t *testing.T) {
+	p := embedtest.New()
+	defer p.Close()
+	provider, err := embed.New(embed.Config{BaseURL: p.BaseURL(), Model: "concepts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, url, tf := joplinfake.Serve(t, token)
+	h := newScopedMeaningHarness(t, url, tf, joplinindex.MeaningConfig{Provider: provider})
+	work := h.ownerID(t, "create_notebook", map[string]any{"title": "Work"})
+	private := h.ownerID(t, "create_notebook", map[string]any{"title": "Private"})
+	h.ownerID(t, "create_note", map[string]any{"notebook_id": work, "title": "GP appointment", "body": "checkup at the clinic"})
+	secret := h.ownerID(t, "create_note", map[string]any{"notebook_id": private, "title": "Secret clinic visit", "body": "secretbody checkup at the clinic"})
+	h.x.Start()
+	waitSignal(t, h.built, "meaning ready")
+	who := scopedCallers(notebookscope.New(notebookscope.Only("Work"), notebookscope.Only("Work")))[0]
+	for _, mode := range []string{"semantic", "hybrid"} {
+		res, derr := h.do(who, "search", map[string]any{"query": "physician visit", "mode": mode})
+		if derr != nil {
+			t.Fatal(derr)
+		}
+		if s := string(res); !strings.Contains(s, "GP appointment") || strings.Contains(s, secret) || strings.Contains(s, "ecret") {
+			t.Errorf("%s search: %s", mode, s)
+		}
 	}
 }

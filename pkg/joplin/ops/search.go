@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
 )
@@ -16,6 +17,7 @@ type searchIn struct {
 	Limit          int    `json:"limit,omitempty" schema:"min=1,max=100,default=20"`
 	Page           int    `json:"page,omitempty" schema:"min=1,max=10000"`
 	IncludeTrashed bool   `json:"include_trashed,omitempty" jsonschema:"Notes: include trashed notes."`
+	Mode           string `json:"mode,omitempty" jsonschema:"Notes: keyword (the words, ranked by BM25), semantic (by meaning, when an embedding provider is configured) or hybrid (both, fused). Default: hybrid once every note is embedded, else keyword." schema:"enum=@search_mode"`
 }
 
 // SearchHit is one search result.
@@ -33,7 +35,14 @@ type searchOut struct {
 	HasMore bool        `json:"has_more"`
 	Page    int         `json:"page" schema:"min=1,max=10000"`
 	Index   string      `json:"index,omitempty" schema:"enum=@index_state"`
+	// Mode is the mode that answered, and Semantic the state of the
+	// search by meaning, when one is configured or asked for.
+	Mode     string `json:"mode,omitempty" schema:"enum=@search_mode"`
+	Semantic string `json:"semantic,omitempty" schema:"enum=@semantic_state"`
 }
+
+// searchModes are the values of the search mode.
+var searchModes = []string{joplinindex.ModeKeyword, joplinindex.ModeSemantic, joplinindex.ModeHybrid}
 
 // IndexStates are the values of the search result's index field: ready
 // when the embedded index answered, otherwise why Joplin's search did.
@@ -52,7 +61,7 @@ var searchTypes = map[string]struct{ joplinType, fields string }{
 var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
-	desc := "Ranked full-text search of notes (trashed excluded unless asked), or of notebook and tag titles."
+	desc := "Ranked search of notes (trashed excluded unless asked): by words, and by meaning when an embedding provider is configured; or of notebook and tag titles."
 	return registry.Define(o.meta("search", "Search", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
 		if in.Type == "" {
 			in.Type = "note"
@@ -70,6 +79,9 @@ func (o *Ops) search() registry.Operation {
 			}
 			out, err := o.joplinSearch(ctx, in)
 			out.Index = res.Index
+			if res.Mode != "" { // Joplin's search is by keywords
+				out.Mode, out.Semantic = joplinindex.ModeKeyword, res.Semantic
+			}
 			return out, err
 		}
 		return o.joplinSearch(ctx, in)
@@ -93,11 +105,26 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 		}
 		opts.OnlyNotebooks, opts.Notebooks = true, sc.Readable.IDs()
 	}
-	hits, state, ok, err := o.index.Search(ctx, in.Query, opts)
-	if err != nil || !ok {
-		return searchOut{Index: state}, false, err
+	mode := in.Mode
+	if mode == "" && o.index.MeaningReady() {
+		mode = joplinindex.ModeHybrid
 	}
-	res = searchOut{Type: "note", Items: make([]SearchHit, 0, len(hits)), Page: in.Page, Index: state}
+	var hits []searchindex.Hit
+	var state string
+	if mode == "" || mode == joplinindex.ModeKeyword {
+		hits, state, ok, err = o.index.Search(ctx, in.Query, opts)
+		if o.index.MeaningStatus().State != joplinindex.MeaningOff || mode != "" {
+			res.Mode = joplinindex.ModeKeyword
+		}
+	} else {
+		var r joplinindex.MeaningResult
+		r, err = o.index.SearchByMeaning(ctx, in.Query, opts, mode)
+		hits, state, ok, res.Mode, res.Semantic = r.Hits, r.State, r.OK, r.Mode, r.Semantic
+	}
+	if err != nil || !ok {
+		return searchOut{Index: state, Mode: res.Mode, Semantic: res.Semantic}, false, err
+	}
+	res = searchOut{Type: "note", Items: make([]SearchHit, 0, len(hits)), Page: in.Page, Index: state, Mode: res.Mode, Semantic: res.Semantic}
 	for i, h := range hits {
 		if i == in.Limit {
 			res.HasMore = true

@@ -115,8 +115,13 @@ type indexedBridge struct {
 }
 
 func newIndexedBridge(t *testing.T, c *joplin.Client, path string) *indexedBridge {
+	return newMeaningBridge(t, c, path, joplinindex.MeaningConfig{})
+}
+
+// newMeaningBridge is newIndexedBridge with search by meaning set up by m.
+func newMeaningBridge(t *testing.T, c *joplin.Client, path string, m joplinindex.MeaningConfig) *indexedBridge {
 	b := &indexedBridge{signals: make(chan string, 10_000)}
-	b.x = joplinindex.New(c, joplinindex.Config{Path: path, Applied: func(s string) { b.signals <- s }})
+	b.x = joplinindex.New(c, joplinindex.Config{Path: path, Applied: func(s string) { b.signals <- s }, Meaning: m})
 	t.Cleanup(func() { b.x.Close() })
 	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(b.x))...)
 	must(t, err)

@@ -32,13 +32,19 @@ type indexHarness struct {
 // it fresh.
 func newIndexHarness(t *testing.T, built chan string) *indexHarness {
 	t.Helper()
+	return newMeaningHarness(t, built, joplinindex.MeaningConfig{})
+}
+
+// newMeaningHarness is newIndexHarness with search by meaning set up by m.
+func newMeaningHarness(t *testing.T, built chan string, m joplinindex.MeaningConfig) *indexHarness {
+	t.Helper()
 	fake, url, tf := joplinfake.Serve(t, token)
 	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
-		Applied: func(what string) { built <- what }})
+		Applied: func(what string) { built <- what }, Meaning: m})
 	t.Cleanup(func() { x.Close() })
 	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),
 		joplinops.WithReceiptDir(t.TempDir(), receipts.DefaultLimits))...)

@@ -68,6 +68,9 @@ func (o *Ops) joplinStatus() registry.Operation {
 			if len(st.Error) > 2000 {
 				st.Error = st.Error[:2000]
 			}
+			if m := st.Meaning; m != nil && len(m.Error) > 2000 {
+				m.Error = m.Error[:2000]
+			}
 			out.Index = &st
 		}
 		return out, err

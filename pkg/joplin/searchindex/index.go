@@ -120,6 +120,12 @@ func open(ctx context.Context, path string) (*Index, error) {
 	} else {
 		err = ix.check(ctx)
 	}
+	for _, s := range vectorSQL {
+		if err == nil {
+			_, err = db.ExecContext(ctx, s)
+			err = wrap(err, "add the tables of search by meaning")
+		}
+	}
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -207,7 +213,8 @@ func (ix *Index) CountIn(ctx context.Context, notebooks []string) (int, error) {
 	return n, wrap(err, "count indexed notes")
 }
 
-// Reset empties the index (for a rebuild), keeping its format.
+// Reset empties the index (for a rebuild), keeping its format and the
+// embeddings (keyed by content, they stay valid).
 func (ix *Index) Reset(ctx context.Context) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -215,7 +222,7 @@ func (ix *Index) Reset(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	for _, s := range []string{`DELETE FROM texts`, `DELETE FROM notes`, `DELETE FROM folders`, `DELETE FROM tags`, `DELETE FROM note_tags`,
-		`DELETE FROM meta WHERE key <> 'format'`} {
+		`DELETE FROM meta WHERE key <> 'format' AND key NOT LIKE 'embed_%'`} {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return wrap(err, "reset search index")
 		}

@@ -2,11 +2,13 @@ package searchindex
 
 import (
 	"context"
+	"database/sql"
 	"strings"
 )
 
 // Hit is one matching note.
 type Hit struct {
+	RID                 int64 // the note's row id in the index
 	ID, Title, ParentID string
 	Deleted             int64
 	// Snippet is a short extract with matched terms between ** and **;
@@ -22,6 +24,9 @@ type Options struct {
 	// notebook scope): nothing else is matched, ranked or quoted.
 	OnlyNotebooks bool
 	Notebooks     []string
+	// NoSnippets leaves Hit.Snippet empty (see Snippets): a hybrid search
+	// ranks many more hits than it shows.
+	NoSnippets bool
 }
 
 // Snippet markers around matched terms.
@@ -44,7 +49,7 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet); err != nil {
+		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet); err != nil {
 			return nil, wrap(err, "search the index")
 		}
 		hits = append(hits, h)
@@ -116,8 +121,11 @@ func build(q Query, opts Options) (string, []any) {
 		for i, t := range pos {
 			exprs[i] = matchExpr(t)
 		}
-		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose +
-			`', '…', 12) FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
+		snip := snippetSQL
+		if opts.NoSnippets {
+			snip = `''`
+		}
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, ` + snip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
 		all = append(all, strings.Join(exprs, join))
 		for _, w := range where {
 			b.WriteString(" AND " + w)
@@ -125,7 +133,7 @@ func build(q Query, opts Options) (string, []any) {
 		all = append(all, whereArgs...)
 		b.WriteString(` ORDER BY bm25(fts, 10.0, 1.0), n.updated_time DESC`)
 	} else {
-		b.WriteString(`SELECT n.id, n.title, n.parent_id, n.deleted_time, '' FROM notes n`)
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, '' FROM notes n`)
 		if len(where) > 0 {
 			b.WriteString(" WHERE " + strings.Join(where, " AND "))
 		}
@@ -144,6 +152,38 @@ func inNotebooks(n int) string {
 		return `0`
 	}
 	return `n.parent_id IN (?` + strings.Repeat(`, ?`, n-1) + `)`
+}
+
+// snippetSQL is the extract of a hit around its best match.
+const snippetSQL = `snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose + `', '…', 12)`
+
+// Snippets returns the snippets Search gives the notes rids for q (none
+// when q has no ranked text term), by row id.
+func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	var exprs []string
+	for _, t := range q.Terms {
+		if t.Negate || (q.Any && len(q.Filters) > 0) {
+			return out, nil // ordered by time, without snippets (see build)
+		}
+		exprs = append(exprs, matchExpr(t))
+	}
+	if len(exprs) == 0 || len(rids) == 0 {
+		return out, nil
+	}
+	join := " AND "
+	if q.Any {
+		join = " OR "
+	}
+	for _, rid := range rids {
+		var snip string
+		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, strings.Join(exprs, join), rid).Scan(&snip)
+		if err != nil && err != sql.ErrNoRows {
+			return nil, wrap(err, "search snippets")
+		}
+		out[rid] = snip
+	}
+	return out, nil
 }
 
 // matchExpr is the FTS5 expression of one term: its tokens as a quoted
