@@ -54,8 +54,8 @@ func (s Selection) String() string {
 	return strings.Join(s.refs, ",")
 }
 
-// Scope is what one caller may see and change. Write is always within
-// Read: New narrows it.
+// Scope is what one caller may see and change. Writes are limited to
+// notebooks Read covers too: a Tree resolves Write within Read.
 type Scope struct {
 	Read, Write Selection
 }
@@ -63,9 +63,9 @@ type Scope struct {
 // Everything is the unlimited scope: read and write every notebook.
 func Everything() Scope { return Scope{Read: All(), Write: All()} }
 
-// New builds a scope reading read and writing write; a write selection
-// naming notebooks outside read is kept as named, and the Tree resolves
-// writes to the notebooks both cover.
+// New builds a scope reading read and writing write. A write selection
+// naming notebooks outside read is kept as named; resolving it
+// (joplin/scopeview) keeps only the notebooks both cover.
 func New(read, write Selection) Scope { return Scope{Read: read, Write: write} }
 
 // Unlimited reports whether the scope reads and writes every notebook.
