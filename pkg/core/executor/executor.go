@@ -161,7 +161,7 @@ func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.T
 	defer func() { <-e.slots }()
 
 	// The handler's requests carry the caller: the Joplin client's view
-	// narrows them to its notebooks (pkg/joplinscope).
+	// narrows them to its notebooks (pkg/joplin/scopeview).
 	out, err := e.run(principal.With(ctx, p), op, args)
 	if err != nil {
 		de := e.classify(name, err)

@@ -2,7 +2,7 @@
 // write: a Scope names notebooks by id or by path ("Work/Clients"), and a
 // Tree resolves it, at call time, to the notebook ids it covers: the named
 // notebooks and every notebook below them, including ones created later.
-// It decides nothing about requests: pkg/joplinscope enforces it.
+// It decides nothing about requests: pkg/joplin/scopeview enforces it.
 package notebookscope
 
 import (

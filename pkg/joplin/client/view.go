@@ -20,7 +20,7 @@ type Request struct {
 // View narrows what the caller of one request sees of Joplin: it refuses
 // requests about objects the caller may not see or change, and removes
 // such objects from answers. Every request of the client passes it, except
-// those made under a context from WholeJoplin. pkg/joplinscope provides
+// those made under a context from WholeJoplin. pkg/joplin/scopeview provides
 // the notebook-scope View.
 type View interface {
 	// Admit vets r before it is sent. ErrHidden makes the request answer

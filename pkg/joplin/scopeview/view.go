@@ -1,4 +1,4 @@
-// Package joplinscope enforces notebook scopes on the Joplin client: a View
+// Package scopeview enforces notebook scopes on the Joplin client: a View
 // installed on the client (joplin.View) sees every request an operation
 // makes, refuses the ones about objects outside the caller's notebooks
 // (answering exactly as Joplin does for a missing object) and removes such
