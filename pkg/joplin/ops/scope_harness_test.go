@@ -18,7 +18,10 @@ import (
 	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
+	"github.com/notebridge/notebridge/pkg/testkit/actionstest"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
+	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // scopedHarness runs the operations as the service does: the notebook
@@ -81,34 +84,45 @@ func (h *scopedHarness) buildIndex(t testing.TB) {
 	}
 }
 
-// caller is one surface and the principal calling over it.
+// caller calls operations over one surface as a caller limited to some
+// notebooks.
 type caller struct {
 	name string
 	t    registry.Transport
-	p    principal.Principal
+	call func(op string, args map[string]any) (json.RawMessage, *domainerr.Error)
 }
 
-// scopedCallers are the surfaces, each with a caller limited to sc: the
-// stdio owner started with --notebooks, an OAuth grant over MCP HTTP and
-// the static Actions token with its notebook setting.
-func scopedCallers(sc notebookscope.Scope) []caller {
-	return []caller{
-		{"mcp-stdio", registry.MCPStdio, principal.Stdio().WithNotebooks(sc)},
-		{"mcp-http-oauth", registry.MCPHTTP, principal.OAuth("grant", scope.NewSet(scope.NotesRead, scope.NotesWrite), sc)},
-		{"actions", registry.Actions, principal.StaticActions().WithNotebooks(sc)},
+// callers are the surfaces, each with a caller limited to sc: the stdio
+// owner started with --notebooks (an in-process MCP stdio pipe), the
+// static MCP token with its notebook setting (Streamable HTTP), the
+// Actions token with its setting (HTTP), and an OAuth grant's principal
+// on MCP HTTP through the executor (the grant's wire path is the Chromium
+// check's, deploy/ci/consent-chromium.sh).
+func (h *scopedHarness) callers(t testing.TB, sc notebookscope.Scope) []caller {
+	t.Helper()
+	via := func(call mcptest.CallFunc) func(string, map[string]any) (json.RawMessage, *domainerr.Error) {
+		return func(op string, args map[string]any) (json.RawMessage, *domainerr.Error) {
+			return call(context.Background(), op, args)
+		}
 	}
-}
-
-// do calls op as who with args.
-func (h *scopedHarness) do(who caller, op string, args map[string]any) (json.RawMessage, *domainerr.Error) {
-	b, _ := json.Marshal(args)
-	return h.ex.Call(context.Background(), who.p, who.t, op, b)
+	grant := principal.OAuth("grant", scope.NewSet(scope.NotesRead, scope.NotesWrite), sc)
+	return []caller{
+		{"mcp-stdio", registry.MCPStdio, via(mcptest.Caller(t, mcptest.InProcessStdioAs(t, mcpadapter.NewServer(h.ex, registry.MCPStdio, "test"),
+			principal.Stdio().WithNotebooks(sc))))},
+		{"mcp-http", registry.MCPHTTP, via(mcptest.Caller(t, mcptest.HTTPWith(t, mcpadapter.NewServer(h.ex, registry.MCPHTTP, "test"), &sc)))},
+		{"actions", registry.Actions, via(actionstest.CallerWith(t, h.ex, &sc))},
+		{"mcp-http-oauth", registry.MCPHTTP, func(op string, args map[string]any) (json.RawMessage, *domainerr.Error) {
+			b, _ := json.Marshal(args)
+			return h.ex.Call(context.Background(), grant, registry.MCPHTTP, op, b)
+		}},
+	}
 }
 
 // owner calls op as the unlimited owner and decodes the result into out.
 func (h *scopedHarness) owner(t testing.TB, op string, args map[string]any, out any) {
 	t.Helper()
-	res, derr := h.do(caller{"owner", registry.MCPStdio, principal.Stdio()}, op, args)
+	b, _ := json.Marshal(args)
+	res, derr := h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, op, b)
 	if derr != nil {
 		t.Fatalf("%s as the owner: %v %v", op, derr, derr.Details)
 	}

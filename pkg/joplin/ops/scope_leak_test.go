@@ -178,20 +178,24 @@ func TestLeakMatrix(t *testing.T) {
 // from newHarness; nil runs the reads only.
 func checkLeakMatrix(t *testing.T, shared *scopedHarness, sharedWorld world, newHarness func(testing.TB) *scopedHarness) {
 	shared.buildIndex(t)
+	sharedCallers := shared.callers(t, scopeOfWorld)
 	ops := joplinops.Operations(nil, joplinops.DefaultLimits)
 	for _, op := range ops {
 		if op.Effect != "read" && newHarness == nil {
 			continue
 		}
 		for i, v := range leakMatrix[op.Name] {
-			for _, who := range scopedCallers(scopeOfWorld) {
-				h, w := shared, sharedWorld
+			for k, who := range sharedCallers {
+				if !op.ExposedOn(who.t) {
+					continue
+				}
+				w := sharedWorld
 				if op.Effect != "read" {
-					h = newHarness(t)
-					w = seedWorld(t, h)
+					h := newHarness(t)
+					w, who = seedWorld(t, h), h.callers(t, scopeOfWorld)[k]
 				}
 				args, _ := json.Marshal(w.expand(v))
-				res, derr := h.do(who, op.Name, mustMap(args))
+				res, derr := who.call(op.Name, mustMap(args))
 				answer := []byte(res)
 				if derr != nil {
 					answer, _ = json.Marshal(derr)
@@ -222,7 +226,6 @@ func TestOutsideAnswersLikeMissing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds many worlds")
 	}
-	who := scopedCallers(scopeOfWorld)[0]
 	for _, op := range joplinops.Operations(nil, joplinops.DefaultLimits) {
 		for i, v := range leakMatrix[op.Name] {
 			names := outsideNames(v)
@@ -231,14 +234,14 @@ func TestOutsideAnswersLikeMissing(t *testing.T) {
 			}
 			run := func(missing bool) (string, bool) {
 				h := newScopedHarness(t)
-				w := seedWorld(t, h)
+				w, who := seedWorld(t, h), h.callers(t, scopeOfWorld)[0]
 				if missing {
 					for _, n := range names {
 						w.ids[n] = joplin.NewID()
 					}
 				}
 				args, _ := json.Marshal(w.expand(v))
-				_, derr := h.do(who, op.Name, mustMap(args))
+				_, derr := who.call(op.Name, mustMap(args))
 				if derr == nil {
 					return "", true
 				}

@@ -70,7 +70,7 @@ func checkScopeProperty(t *testing.T, rnd *rand.Rand) {
 	readRefs, readNamed := pick()
 	writeRefs, writeNamed := pick()
 	sc := notebookscope.New(notebookscope.Only(readRefs...), notebookscope.Only(writeRefs...))
-	who := scopedCallers(sc)[rnd.IntN(3)]
+	who := h.callers(t, sc)[rnd.IntN(4)]
 
 	var wantNotes, wantNotebooks []string
 	for _, id := range ids {
@@ -78,7 +78,7 @@ func checkScopeProperty(t *testing.T, rnd *rand.Rand) {
 			wantNotes, wantNotebooks = append(wantNotes, noteOf[id]), append(wantNotebooks, id)
 		}
 	}
-	res, derr := h.do(who, "list_notes", map[string]any{"limit": 100})
+	res, derr := who.call("list_notes", map[string]any{"limit": 100})
 	if derr != nil {
 		t.Fatal(derr)
 	}
@@ -91,7 +91,7 @@ func checkScopeProperty(t *testing.T, rnd *rand.Rand) {
 	if !sameSet(gotNotes, wantNotes) {
 		t.Errorf("scope read %v: list_notes %v, want %v", readRefs, gotNotes, wantNotes)
 	}
-	res, derr = h.do(who, "list_notebooks", nil)
+	res, derr = who.call("list_notebooks", nil)
 	if derr != nil {
 		t.Fatal(derr)
 	}
@@ -99,11 +99,11 @@ func checkScopeProperty(t *testing.T, rnd *rand.Rand) {
 		t.Errorf("scope read %v: list_notebooks %v, want %v", readRefs, got, wantNotebooks)
 	}
 	for _, id := range ids {
-		_, derr := h.do(who, "get_note", map[string]any{"id": noteOf[id]})
+		_, derr := who.call("get_note", map[string]any{"id": noteOf[id]})
 		if visible := covers(readNamed, id); visible != (derr == nil) || !visible && derr.Code != domainerr.NotFound {
 			t.Errorf("get_note in %s (visible %v): %v", path[id], visible, derr)
 		}
-		_, derr = h.do(who, "create_note", map[string]any{"notebook_id": id, "title": "new"})
+		_, derr = who.call("create_note", map[string]any{"notebook_id": id, "title": "new"})
 		writable := covers(readNamed, id) && covers(writeNamed, id)
 		if writable != (derr == nil) {
 			t.Errorf("create_note in %s (writable %v): %v", path[id], writable, derr)

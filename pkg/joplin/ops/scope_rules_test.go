@@ -24,7 +24,7 @@ func TestScopedWritesStayInTheWriteScope(t *testing.T) {
 
 // checkWriteRules is TestScopedWritesStayInTheWriteScope on h holding w.
 func checkWriteRules(t *testing.T, h *scopedHarness, w world) {
-	who := scopedCallers(scopeOfWorld)[0]
+	who := h.callers(t, scopeOfWorld)[0]
 	id := w.ids
 	for _, c := range []struct {
 		op   string
@@ -47,7 +47,7 @@ func checkWriteRules(t *testing.T, h *scopedHarness, w world) {
 		{"trash_note", map[string]any{"id": id["$inboxNote"]}, ""},
 		{"restore_note", map[string]any{"id": id["$inboxNote"]}, ""},
 	} {
-		_, derr := h.do(who, c.op, c.args)
+		_, derr := who.call(c.op, c.args)
 		got := domainerr.Code("")
 		if derr != nil {
 			got = derr.Code
@@ -68,7 +68,7 @@ func checkWriteRules(t *testing.T, h *scopedHarness, w world) {
 			} `json:"children"`
 		} `json:"notebooks"`
 	}
-	res, derr := h.do(who, "list_notebooks", nil)
+	res, derr := who.call("list_notebooks", nil)
 	if derr != nil {
 		t.Fatal(derr)
 	}
@@ -86,8 +86,8 @@ func checkWriteRules(t *testing.T, h *scopedHarness, w world) {
 func TestScopedCreateOfAnInvisibleTagReusesIt(t *testing.T) {
 	h := newScopedHarness(t)
 	w := seedWorld(t, h)
-	who := scopedCallers(scopeOfWorld)[0]
-	res, derr := h.do(who, "create_tag", map[string]any{"title": "Secret-Tag"})
+	who := h.callers(t, scopeOfWorld)[0]
+	res, derr := who.call("create_tag", map[string]any{"title": "Secret-Tag"})
 	if derr != nil {
 		t.Fatalf("create: %v", derr)
 	}
@@ -103,10 +103,10 @@ func TestScopedCreateOfAnInvisibleTagReusesIt(t *testing.T) {
 	if n := len(tags.Tags); n != 2 {
 		t.Fatalf("Joplin holds %d tags, want 2 (the create reused the tag)", n)
 	}
-	if _, derr := h.do(who, "tag_note", map[string]any{"note_id": w.ids["$inboxNote"], "tag_id": tag.ID}); derr != nil {
+	if _, derr := who.call("tag_note", map[string]any{"note_id": w.ids["$inboxNote"], "tag_id": tag.ID}); derr != nil {
 		t.Fatal(derr)
 	}
-	res, derr = h.do(who, "list_notes", map[string]any{"tag_id": tag.ID})
+	res, derr = who.call("list_notes", map[string]any{"tag_id": tag.ID})
 	if derr != nil || strings.Contains(string(res), w.ids["$out"]) || !strings.Contains(string(res), w.ids["$inboxNote"]) {
 		t.Fatalf("notes of the reused tag: %s %v", res, derr)
 	}
@@ -119,8 +119,8 @@ func TestScopedSearchAndStatus(t *testing.T) {
 	h := newScopedHarness(t)
 	h.buildIndex(t)
 	w := seedWorld(t, h)
-	who := scopedCallers(scopeOfWorld)[1]
-	res, derr := h.do(who, "search", map[string]any{"query": "lemon", "include_trashed": true})
+	who := h.callers(t, scopeOfWorld)[1]
+	res, derr := who.call("search", map[string]any{"query": "lemon", "include_trashed": true})
 	if derr != nil {
 		t.Fatal(derr)
 	}
@@ -139,7 +139,7 @@ func TestScopedSearchAndStatus(t *testing.T) {
 	if found.Index != "ready" || !slices.Equal(ids, want) {
 		t.Fatalf("scoped search: %s", res)
 	}
-	res, derr = h.do(who, "joplin_status", nil)
+	res, derr = who.call("joplin_status", nil)
 	if derr != nil {
 		t.Fatal(derr)
 	}
@@ -164,7 +164,7 @@ func TestNarrowedScopeTakesEffectOnTheNextCall(t *testing.T) {
 	h := newScopedHarness(t)
 	w := seedWorld(t, h)
 	count := func(sc notebookscope.Scope) int {
-		res, derr := h.do(scopedCallers(sc)[1], "list_notes", nil)
+		res, derr := h.callers(t, sc)[1].call("list_notes", nil)
 		if derr != nil {
 			t.Fatal(derr)
 		}
@@ -196,9 +196,9 @@ func TestScopedSearchByMeaning(t *testing.T) {
 	secret := h.ownerID(t, "create_note", map[string]any{"notebook_id": private, "title": "Secret clinic visit", "body": "secretbody checkup at the clinic"})
 	h.x.Start()
 	waitSignal(t, h.built, "meaning ready")
-	who := scopedCallers(notebookscope.New(notebookscope.Only("Work"), notebookscope.Only("Work")))[0]
+	who := h.callers(t, notebookscope.New(notebookscope.Only("Work"), notebookscope.Only("Work")))[0]
 	for _, mode := range []string{"semantic", "hybrid"} {
-		res, derr := h.do(who, "search", map[string]any{"query": "physician visit", "mode": mode})
+		res, derr := who.call("search", map[string]any{"query": "physician visit", "mode": mode})
 		if derr != nil {
 			t.Fatal(derr)
 		}
