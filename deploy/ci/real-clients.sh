@@ -6,7 +6,8 @@
 # serve` with its bearer token file), against the fake Joplin
 # (pkg/testkit/joplinfake/cmd/joplinfake). Each client must read the error
 # code, message and details of a duplicate create, a NOT_FOUND and an
-# INVALID_ARGUMENT, and get a success whose structuredContent validates.
+# INVALID_ARGUMENT, get a success whose structuredContent validates, and
+# read notes as resources and the fetch, search, outline and revision tools.
 # Exits non-zero on any failure. The Go SDK client runs in `go test ./...`
 # (services/notebridge/gosdk_client_test.go).
 set -euo pipefail

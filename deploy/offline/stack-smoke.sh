@@ -133,7 +133,10 @@ teardown() {
     t=$(date +%s)
     dc down -v --remove-orphans -t 10 >/dev/null 2>&1 || log "warning: docker compose down failed"
     log "down -v took $(( $(date +%s) - t ))s"
-    if [ -n "$(docker ps -aq --filter "label=com.docker.compose.project=$PROJECT")" ] ||
+    # Containers of this project, leaving out test containers run from an
+    # image this project built (an image carries its builder's labels).
+    if docker ps -a --filter "label=com.docker.compose.project=$PROJECT" \
+         --format '{{.Label "org.testcontainers"}}' | grep -qv '^true$' ||
        [ -n "$(docker volume ls -q --filter "label=com.docker.compose.project=$PROJECT")" ] ||
        [ -n "$(docker network ls -q --filter "label=com.docker.compose.project=$PROJECT")" ]; then
       log "warning: project $PROJECT left containers, volumes or networks behind"

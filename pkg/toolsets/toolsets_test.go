@@ -42,7 +42,9 @@ func TestCatalogRules(t *testing.T) {
 	if reg.Len() == 0 {
 		t.Fatal("empty catalog")
 	}
-	verbObject := regexp.MustCompile(`^[a-z]+(_[a-z0-9]+)+$|^search$`)
+	// search and fetch keep the names ChatGPT's search/fetch convention
+	// requires.
+	verbObject := regexp.MustCompile(`^[a-z]+(_[a-z0-9]+)+$|^(search|fetch)$`)
 	for _, op := range reg.Operations() {
 		if !verbObject.MatchString(op.Name) || len(op.Name) > 64 {
 			t.Errorf("%s: name is not verb_object snake_case", op.Name)

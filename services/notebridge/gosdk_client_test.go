@@ -32,14 +32,7 @@ import (
 // client applies: any structuredContent present must match the outputSchema.
 // The TypeScript clients run in deploy/ci/real-clients.sh.
 func TestGoSDKClientReadsToolErrors(t *testing.T) {
-	const joplinToken = "gosdk-joplin-token-0123456789"
-	fake := httptest.NewServer(joplinfake.New(joplinToken))
-	t.Cleanup(fake.Close)
-	tokenFile := filepath.Join(t.TempDir(), "joplin-token")
-	if err := os.WriteFile(tokenFile, []byte(joplinToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	joplinArgs := []string{"--joplin-url", fake.URL, "--joplin-token-file", tokenFile, "--joplin-wait", "2s"}
+	joplinArgs := fakeJoplinArgs(t)
 
 	t.Run("stdio", func(t *testing.T) {
 		cmd := exec.Command(binPath, append([]string{"mcp", "stdio"}, joplinArgs...)...)
@@ -53,6 +46,19 @@ func TestGoSDKClientReadsToolErrors(t *testing.T) {
 			HTTPClient: &http.Client{Transport: bearerTransport{token: token}},
 		})
 	})
+}
+
+// fakeJoplinArgs serves a fake Joplin and returns the flags that point
+// the binary at it.
+func fakeJoplinArgs(t *testing.T) []string {
+	const joplinToken = "gosdk-joplin-token-0123456789"
+	fake := httptest.NewServer(joplinfake.New(joplinToken))
+	t.Cleanup(fake.Close)
+	tokenFile := filepath.Join(t.TempDir(), "joplin-token")
+	if err := os.WriteFile(tokenFile, []byte(joplinToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--joplin-url", fake.URL, "--joplin-token-file", tokenFile, "--joplin-wait", "2s"}
 }
 
 type bearerTransport struct{ token string }

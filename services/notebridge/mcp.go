@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
@@ -34,6 +35,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, false) // stdio opens no socket until a call
 	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version)
+	a.notifyResources(srv)
 	// Start-up garbage (package init, catalog build) is most of the heap:
 	// collect it and hand its pages back while the client's first message
 	// is on its way, so the idle process holds about 2 MiB less.
@@ -98,6 +100,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		return listener{}, err
 	}
 	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version)
+	a.notifyResources(srv)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
 		Token:          token,
 		AllowedOrigins: origins,
@@ -169,4 +172,18 @@ func (c *config) credentials(except ...string) []bearer.Credential {
 		}
 	}
 	return out
+}
+
+// notifyResources has srv tell its clients that the note resources
+// changed whenever a write the bridge made added, changed or trashed notes.
+func (a *app) notifyResources(srv *mcpadapter.Server) {
+	if a.joplin == nil {
+		return
+	}
+	a.joplin.Observe(func(_ context.Context, w joplin.Write) {
+		switch w.Kind {
+		case joplin.NoteSaved, joplin.NoteTrashed, joplin.NotebookTrashed:
+			mcpadapter.NotifyResourcesChanged(srv)
+		}
+	})
 }

@@ -107,5 +107,34 @@ export function defineChecks(label, connect) {
       assert.ok(e.details.problems.some((p) => p.path === '/id'), JSON.stringify(e.details));
       assert.doesNotMatch(res.content[0].text, /SECRETVALUE/);
     });
+
+    test('notes as resources: templates, list newest first, read as Markdown', async () => {
+      assert.ok(note, 'the success check must run first');
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.deepEqual(resourceTemplates.map((t) => t.uriTemplate).sort(), ['joplin://note/{id}', 'joplin://resource/{id}']);
+      const { resources } = await client.listResources();
+      assert.ok(resources.some((r) => r.uri === `joplin://note/${note.id}` && r.name === title), JSON.stringify(resources));
+      const { contents } = await client.readResource({ uri: `joplin://note/${note.id}` });
+      assert.equal(contents.length, 1);
+      assert.equal(contents[0].mimeType, 'text/markdown');
+      assert.ok(contents[0].text.startsWith(`---\ntitle: ${JSON.stringify(title)}\nid: ${note.id}\n`), contents[0].text);
+    });
+
+    test('fetch, search urls, outline and revisions: outputs validate', async () => {
+      assert.ok(note, 'the success check must run first');
+      const f = await client.callTool({ name: 'fetch', arguments: { id: note.id } });
+      assert.ok(!f.isError, JSON.stringify(f));
+      assert.equal(f.structuredContent.url, `joplin://x-callback-url/openNote?id=${note.id}`);
+      assert.equal(f.structuredContent.title, title);
+      const s = await client.callTool({ name: 'search', arguments: { query: title, type: 'note' } });
+      assert.ok(!s.isError, JSON.stringify(s));
+      assert.ok(Array.isArray(s.structuredContent.results));
+      const o = await client.callTool({ name: 'get_note', arguments: { id: note.id, view: 'outline' } });
+      assert.ok(!o.isError, JSON.stringify(o));
+      assert.equal(o.structuredContent.body, undefined);
+      const r = await client.callTool({ name: 'list_note_revisions', arguments: { note_id: note.id } });
+      assert.ok(!r.isError, JSON.stringify(r));
+      assert.deepEqual(r.structuredContent.revisions, []);
+    });
   });
 }

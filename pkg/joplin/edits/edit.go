@@ -116,37 +116,10 @@ func replace(body, find, text string, want int, eol string) (string, error) {
 }
 
 func section(body, op, heading, text, eol string) (string, error) {
-	wantLevel, wantText := parseHeadingArg(heading)
-	if wantText == "" {
-		return "", problem("heading is empty")
-	}
 	lines := Lines(body)
-	hs := Headings(lines)
-	at := -1
-	n := 0
-	for _, h := range hs {
-		if h.Text == wantText && (wantLevel == 0 || h.Level == wantLevel) {
-			if n == 0 {
-				at = h.Line
-			}
-			n++
-		}
-	}
-	switch {
-	case n == 0:
-		return "", problem("heading is missing")
-	case n > 1:
-		return "", problem("heading appears %d times", n)
-	}
-	level := 0
-	end := len(lines)
-	for _, h := range hs {
-		if h.Line == at {
-			level = h.Level
-		} else if h.Line > at && h.Level <= level {
-			end = h.Line
-			break
-		}
+	at, end, err := findSection(lines, heading)
+	if err != nil {
+		return "", err
 	}
 	head := lines[at]
 	if !strings.HasSuffix(head, "\n") {

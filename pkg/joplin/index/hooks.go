@@ -61,6 +61,8 @@ func (x *Indexer) Wrote(ctx context.Context, w joplin.Write) {
 		x.tagDeleted(ctx, w.ID)
 	case joplin.TagLinked, joplin.TagUnlinked:
 		x.tagLinked(ctx, w.NoteID, w.ID, w.Kind == joplin.TagLinked)
+	case joplin.ResourceSaved:
+		x.resourceSaved(ctx, w.ID)
 	}
 }
 
@@ -89,7 +91,12 @@ func (x *Indexer) noteWritten(ctx context.Context, id string, answer []byte) {
 		return
 	}
 	n.Note.Body = *n.Body
-	x.logHook("notes", ix.PutNotes(ctx, []searchindex.Note{toIndex(n.Note, nil)}))
+	in := toIndex(n.Note, nil)
+	if err := attach(ctx, &in, x.fetchOCR); err != nil {
+		x.logHook("notes", err)
+		return
+	}
+	x.logHook("notes", ix.PutNotes(ctx, []searchindex.Note{in}))
 }
 
 // tagSaved indexes a tag created or renamed, from the write's answer; an

@@ -150,6 +150,9 @@ func fuse(ctx context.Context, ix *searchindex.Index, q searchindex.Query, kw []
 	for _, key := range fused {
 		if h, ok := byKey[key]; ok && snippets[h.RID] != "" {
 			h.Snippet = snippets[h.RID]
+			if h.Attachment, h.AttachmentSnippet, err = ix.Attachment(ctx, q, h.RID); err != nil {
+				return nil, err
+			}
 			out = append(out, h)
 			continue
 		}

@@ -80,12 +80,19 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 	if err := x.refreshFoldersTags(ctx, ix, true); err != nil {
 		return err
 	}
+	lookup, err := x.allOCR(ctx)
+	if err != nil {
+		return err
+	}
 	n := 0
 	q := url.Values{"fields": {noteFields}, "include_deleted": {"1"}, "order_by": {"created_time"}, "order_dir": {"ASC"}}
-	err := joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []joplin.Note) error {
+	err = joplin.EachPage(ctx, x.c, "/notes", q, func(page int, notes []joplin.Note) error {
 		batch := make([]searchindex.Note, len(notes))
 		for i, it := range notes {
 			batch[i] = toIndex(it, nil)
+			if err := attach(ctx, &batch[i], lookup); err != nil {
+				return err
+			}
 		}
 		if err := ix.PutNotes(ctx, batch); err != nil {
 			return err
@@ -225,7 +232,11 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 		for _, t := range tags {
 			tagIDs = append(tagIDs, t.ID)
 		}
-		put = append(put, toIndex(n, tagIDs))
+		in := toIndex(n, tagIDs)
+		if err := attach(ctx, &in, x.fetchOCR); err != nil {
+			return err
+		}
+		put = append(put, in)
 	}
 	if err := ix.PutNotes(ctx, put); err != nil {
 		return err
@@ -296,5 +307,9 @@ func (x *Indexer) syncStamps(ctx context.Context, ix *searchindex.Index) error {
 			return err
 		}
 	}
-	return x.refreshNotes(ctx, ix, stale)
+	more, err := x.staleAttachments(ctx, ix)
+	if err != nil {
+		return err
+	}
+	return x.refreshNotes(ctx, ix, append(stale, more...))
 }

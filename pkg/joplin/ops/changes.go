@@ -27,10 +27,12 @@ const (
 	opTodo   = "todo"
 	opUntodo = "untodo"
 	opDue    = "due"
+	// opRestore sets a note's title and body to a revision's (target).
+	opRestore = "restore"
 )
 
 // changeOps lists every change op, in documentation order.
-var changeOps = append(append([]string{}, edits.Ops...), opTitle, opMove, opTag, opUntag, opTodo, opUntodo, opDue)
+var changeOps = append(append([]string{}, edits.Ops...), opTitle, opMove, opTag, opUntag, opTodo, opUntodo, opDue, opRestore)
 
 // change is one item of a plan request. Which fields an op uses is checked
 // by validateChanges, not by the (deliberately compact) schema.
@@ -73,6 +75,7 @@ var opFields = map[string]struct{ required, optional []string }{
 	opTodo:              {nil, nil},
 	opUntodo:            {nil, nil},
 	opDue:               {[]string{"due"}, nil},
+	opRestore:           {[]string{"target"}, nil},
 }
 
 var joplinID = regexp.MustCompile(schema.IDPattern)
@@ -163,7 +166,7 @@ func (o *Ops) planOps() []registry.Operation {
 }
 
 func (o *Ops) previewNoteChanges() registry.Operation {
-	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (expected matches, default 1); sections heading (+text); append, prepend, title text; move, tag, untag target id; due due (Unix ms, 0 clears). Returns diffs and plan_digest."
+	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (default 1); sections heading (+text); append, prepend, title text; move, tag, untag target id; restore target revision id; due due (Unix ms, 0 clears). Returns diffs and plan_digest."
 	return registry.Define(o.meta("preview_note_changes", "Preview note changes", desc, registry.EffectRead), o.doPreview)
 }
 

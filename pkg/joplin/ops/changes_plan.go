@@ -172,6 +172,14 @@ func (o *Ops) applyChange(ctx context.Context, s *receipts.State, c change, targ
 		case opUntag:
 			s.Tags = slices.DeleteFunc(s.Tags, func(t string) bool { return t == *c.Target })
 		}
+	case opRestore:
+		_, st, err := o.revisionState(ctx, c.Note, *c.Target)
+		if de, ok := domainerr.As(err); ok && (de.Code == domainerr.NotFound || de.Code == domainerr.InvalidArgument) {
+			return de.Message, nil
+		} else if err != nil {
+			return "", err
+		}
+		s.Title, s.Body = st.Title, st.Body
 	case opTodo:
 		s.IsTodo = true
 	case opUntodo:

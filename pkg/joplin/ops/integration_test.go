@@ -42,8 +42,10 @@ func TestRealJoplinScenarios(t *testing.T) {
 	base := scenarios.Env{Joplin: b.client, Reindex: j.Restart}
 	t.Run("in-process stdio", func(t *testing.T) {
 		env := base
-		env.Call = mcptest.Caller(t, mcptest.InProcessStdio(t, mcpadapter.NewServer(b.exec, registry.MCPStdio, "it")))
+		c := mcptest.InProcessStdio(t, mcpadapter.NewServer(b.exec, registry.MCPStdio, "it"))
+		env.Call = mcptest.Caller(t, c)
 		scenarios.All(t, env)
+		t.Run("mcp_resources", func(t *testing.T) { scenarios.MCPResources(t, c, env) })
 	})
 	t.Run("streamable http", func(t *testing.T) {
 		env := base

@@ -48,11 +48,14 @@ const MaxBodyChars = 1_000_000
 type getNoteIn struct {
 	ID          string   `json:"id" schema:"id"`
 	IncludeBody *bool    `json:"include_body,omitempty" schema:"default=true"`
+	View        string   `json:"view,omitempty" jsonschema:"outline: headings with section sizes, no body; section: only the section under heading; full: the whole body however long. Default: the body, cut at 20000 bytes with an outline when longer." schema:"enum=outline|section|full"`
+	Heading     string   `json:"heading,omitempty" jsonschema:"For view section: \"## Title\" (that level) or \"Title\" (any level)." schema:"max=500"`
 	Include     []string `json:"include,omitempty" jsonschema:"links: notes the body links to; backlinks: notes linking here (scans all notes)." schema:"max=4,enum=tags|resources|links|backlinks"`
 }
 
 type noteWithRelations struct {
 	Note
+	bodyView
 	Relations
 	conflictInfo
 }
@@ -67,7 +70,7 @@ type conflictInfo struct {
 }
 
 func (o *Ops) getNote() registry.Operation {
-	desc := "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks; says when it is, or has, a sync conflict copy."
+	desc := "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks; says when it is, or has, a sync conflict copy. Long bodies: view outline, then view section with a heading."
 	return registry.Define(withDef(o.meta("get_note", "Get note", desc, registry.EffectRead), reflect.TypeFor[NoteRef](), "note_ref"), func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
 		n, err := o.loadNote(ctx, in.ID, getNoteFields)
 		if err != nil {
@@ -81,7 +84,13 @@ func (o *Ops) getNote() registry.Operation {
 		if n.IsConflict != 0 {
 			ci.IsConflict, ci.ConflictOf = true, n.ConflictOriginalID
 		}
-		return noteWithRelations{Note: toNote(n, in.IncludeBody == nil || *in.IncludeBody), Relations: rel, conflictInfo: ci}, nil
+		out := noteWithRelations{Note: toNote(n, false), Relations: rel, conflictInfo: ci}
+		if in.IncludeBody == nil || *in.IncludeBody {
+			if out.Body, out.bodyView, err = viewBody(n.Body, in.View, in.Heading); err != nil {
+				return noteWithRelations{}, err
+			}
+		}
+		return out, nil
 	})
 }
 

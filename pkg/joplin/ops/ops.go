@@ -54,6 +54,10 @@ type Option func(*Ops)
 
 var allTransports = []registry.Transport{registry.MCPStdio, registry.MCPHTTP, registry.Actions}
 
+// mcpTransports exposes an operation to MCP clients only: GPT Actions
+// keeps to its 30 operations.
+var mcpTransports = []registry.Transport{registry.MCPStdio, registry.MCPHTTP}
+
 // Operations returns the Joplin operations in catalog order.
 func Operations(c *joplin.Client, limits Limits, opts ...Option) []registry.Operation {
 	o := &Ops{c: c, limits: limits, createSlot: make(chan struct{}, 1)}
@@ -63,11 +67,12 @@ func Operations(c *joplin.Client, limits Limits, opts ...Option) []registry.Oper
 	var ops []registry.Operation
 	ops = append(ops, o.joplinStatus())
 	ops = append(ops, o.noteOps()...)
+	ops = append(ops, o.revisionOps()...)
 	ops = append(ops, o.planOps()...)
 	ops = append(ops, o.notebookOps()...)
 	ops = append(ops, o.tagOps()...)
 	ops = append(ops, o.resourceOps()...)
-	ops = append(ops, o.search(), o.listTrash())
+	ops = append(ops, o.search(), o.fetch(), o.listTrash())
 	return ops
 }
 

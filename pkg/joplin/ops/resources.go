@@ -136,18 +136,22 @@ type getResourceIn struct {
 
 type getResourceOut struct {
 	Resource
+	resourceOCR
 	Notes          *[]NoteRef `json:"notes,omitempty" schema:"max=@max_relations"`
 	NotesTruncated bool       `json:"notes_truncated,omitempty"`
 }
 
 func (o *Ops) getResource() registry.Operation {
-	desc := "Read a resource's metadata by id; include_notes also lists the notes linking to it (scans every note)."
+	desc := "Read a resource's metadata by id, with the text Joplin extracted from it (OCR) when it has any; include_notes also lists the notes linking to it (scans every note)."
 	return registry.Define(o.meta("get_resource", "Get resource", desc, registry.EffectRead), func(ctx context.Context, in getResourceIn) (getResourceOut, error) {
 		r, err := o.loadResource(ctx, in.ID)
 		if err != nil {
 			return getResourceOut{}, err
 		}
 		res := getResourceOut{Resource: r}
+		if res.resourceOCR, err = o.loadOCR(ctx, in.ID); err != nil {
+			return getResourceOut{}, err
+		}
 		if !in.IncludeNotes {
 			return res, nil
 		}

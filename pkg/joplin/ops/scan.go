@@ -3,28 +3,14 @@ package joplinops
 import (
 	"context"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 )
 
-// linkPattern finds Joplin item links (":/<id>") in Markdown bodies.
-var linkPattern = regexp.MustCompile(`:/([0-9a-f]{32})`)
-
 // linkedIDs returns the distinct ids body links to, in order of appearance.
-func linkedIDs(body string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range linkPattern.FindAllStringSubmatch(body, -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			out = append(out, m[1])
-		}
-	}
-	return out
-}
+func linkedIDs(body string) []string { return joplin.LinkedIDs(body) }
 
 // scanNotes streams every note, trashed ones included, page by page, with
 // the given fields, calling fn for each. At most MaxScan notes are read;

@@ -1,6 +1,7 @@
 package joplinops_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"slices"
@@ -58,11 +59,21 @@ func seedWorld(t testing.TB, h *scopedHarness) world {
 	h.owner(t, "preview_note_changes", map[string]any{"changes": changes}, &preview)
 	h.owner(t, "apply_note_changes", map[string]any{"changes": changes, "plan_digest": preview.PlanDigest}, &applied)
 	id["$outReceipt"] = applied.ReceiptID
+	// One revision each of an outside and an inside note, as the apps
+	// sync them.
+	for _, k := range [][2]string{{"$outRev", "$out"}, {"$inRev", "$in"}} {
+		id[k[0]] = joplin.NewID()
+		rev := map[string]any{"id": id[k[0]], "item_type": 1, "item_id": id[k[1]], "item_updated_time": 1_700_000_000_000,
+			"title_diff": "", "body_diff": "", "metadata_diff": `{"new":{},"deleted":[]}`, "encryption_applied": 0}
+		if err := h.c.Write(context.Background(), "POST", "/revisions", nil, rev, nil); err != nil {
+			t.Fatalf("plant revision: %v", err)
+		}
+	}
 	w := world{ids: id}
 	// $out's id is not listed: the Work note's body links it, and a
 	// visible body is shown as written. What lies behind the link (its
 	// title, body, tags) is checked.
-	for _, k := range []string{"$private", "$deep", "$trashedOut", "$secretTag", "$outRes", "$outReceipt"} {
+	for _, k := range []string{"$private", "$deep", "$trashedOut", "$secretTag", "$outRes", "$outReceipt", "$outRev"} {
 		w.secrets = append(w.secrets, id[k])
 	}
 	w.secrets = append(w.secrets, "Secret diagnosis", "Secret finances", "Secret scan", "secret-scan", "Private Journal",
@@ -112,7 +123,10 @@ var leakMatrix = map[string][]variant{
 	"delete_resource": {{"id": "$outRes"}, {"id": "$inRes"}},
 	"search": {{"query": "lemon"}, {"query": "lemon", "include_trashed": true}, {"query": "diagnosis"}, {"query": "*", "type": "notebook"},
 		{"query": "*", "type": "tag"}, {"query": "tag:shared"}, {"query": "notebook:Private*"}},
-	"list_trash": {{}},
+	"list_trash":          {{}},
+	"list_note_revisions": {{"note_id": "$out"}, {"note_id": "$in"}},
+	"get_note_revision":   {{"note_id": "$out", "revision_id": "$outRev"}, {"note_id": "$in", "revision_id": "$outRev"}, {"note_id": "$in", "revision_id": "$inRev"}},
+	"fetch":               {{"id": "$out"}, {"id": "$trashedOut"}, {"id": "$in"}},
 }
 
 // expand replaces the world's placeholders in v.
@@ -263,7 +277,7 @@ func TestOutsideAnswersLikeMissing(t *testing.T) {
 
 // outsideNames lists the outside placeholders v names.
 func outsideNames(v variant) []string {
-	outside := []string{"$private", "$deep", "$out", "$trashedOut", "$secretTag", "$outRes", "$outReceipt"}
+	outside := []string{"$private", "$deep", "$out", "$trashedOut", "$secretTag", "$outRes", "$outReceipt", "$outRev"}
 	var out []string
 	b, _ := json.Marshal(v)
 	for _, n := range outside {

@@ -207,3 +207,21 @@ func TestScopedSearchByMeaning(t *testing.T) {
 		}
 	}
 }
+
+// TestScopedRevisions: a limited caller lists and reads the revisions of
+// its notes, and no other note's.
+func TestScopedRevisions(t *testing.T) {
+	h := newScopedHarness(t)
+	w := seedWorld(t, h)
+	who := h.callers(t, scopeOfWorld)[0]
+	res, derr := who.call("list_note_revisions", map[string]any{"note_id": w.ids["$in"]})
+	if derr != nil || !strings.Contains(string(res), w.ids["$inRev"]) || strings.Contains(string(res), w.ids["$outRev"]) {
+		t.Fatalf("revisions of a visible note: %s %v", res, derr)
+	}
+	if _, derr := who.call("get_note_revision", map[string]any{"note_id": w.ids["$in"], "revision_id": w.ids["$inRev"]}); derr != nil {
+		t.Fatalf("a visible note's revision: %v", derr)
+	}
+	if _, derr := who.call("list_note_revisions", map[string]any{"note_id": w.ids["$out"]}); derr == nil || derr.Code != domainerr.NotFound {
+		t.Fatalf("revisions of an outside note: %v", derr)
+	}
+}

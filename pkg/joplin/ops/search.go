@@ -27,6 +27,19 @@ type SearchHit struct {
 	NotebookID string `json:"notebook_id,omitempty" schema:"max=32"`
 	Trashed    bool   `json:"trashed"`
 	Snippet    string `json:"snippet,omitempty" schema:"max=2000"`
+	// URL opens the hit in the Joplin apps.
+	URL string `json:"url" schema:"max=200"`
+	// Attachment is the resource whose OCR text matched, when the words
+	// matched in an attachment; AttachmentSnippet is its extract.
+	Attachment        string `json:"attachment,omitempty" schema:"max=32"`
+	AttachmentSnippet string `json:"attachment_snippet,omitempty" schema:"max=2000"`
+}
+
+// searchResult is a hit as ChatGPT's search/fetch convention has it.
+type searchResult struct {
+	ID    string `json:"id" schema:"id"`
+	Title string `json:"title" schema:"max=10000"`
+	URL   string `json:"url" schema:"max=200"`
 }
 
 type searchOut struct {
@@ -39,6 +52,20 @@ type searchOut struct {
 	// search by meaning, when one is configured or asked for.
 	Mode     string `json:"mode,omitempty" schema:"enum=@search_mode"`
 	Semantic string `json:"semantic,omitempty" schema:"enum=@semantic_state"`
+	// Results repeats each hit's id, title and url as ChatGPT's deep
+	// research expects them (docs/chatgpt-search-fetch.md).
+	Results []searchResult `json:"results" schema:"max=100"`
+}
+
+// withURLs sets every hit's url and the results list.
+func (r searchOut) withURLs() searchOut {
+	r.Results = make([]searchResult, 0, len(r.Items))
+	for i := range r.Items {
+		h := &r.Items[i]
+		h.URL = itemURL(r.Type, h.ID)
+		r.Results = append(r.Results, searchResult{ID: h.ID, Title: h.Title, URL: h.URL})
+	}
+	return r
 }
 
 // searchModes are the values of the search mode.
@@ -61,7 +88,7 @@ var searchTypes = map[string]struct{ joplinType, fields string }{
 var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
-	desc := "Ranked search of notes (trashed excluded unless asked): by words, and by meaning when an embedding provider is configured; or of notebook and tag titles."
+	desc := "Ranked search of notes (trashed excluded unless asked): by words, and by meaning when an embedding provider is configured; or of notebook and tag titles. Hits name an attachment whose OCR text matched; each has a joplin:// url, and results lists id, title, url."
 	return registry.Define(o.meta("search", "Search", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
 		if in.Type == "" {
 			in.Type = "note"
@@ -75,16 +102,17 @@ func (o *Ops) search() registry.Operation {
 		if in.Type == "note" {
 			res, ok, err := o.searchIndex(ctx, in)
 			if ok || err != nil {
-				return res, err
+				return res.withURLs(), err
 			}
 			out, err := o.joplinSearch(ctx, in)
 			out.Index = res.Index
 			if res.Mode != "" { // Joplin's search is by keywords
 				out.Mode, out.Semantic = joplinindex.ModeKeyword, res.Semantic
 			}
-			return out, err
+			return out.withURLs(), err
 		}
-		return o.joplinSearch(ctx, in)
+		out, err := o.joplinSearch(ctx, in)
+		return out.withURLs(), err
 	})
 }
 
@@ -130,7 +158,8 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 			res.HasMore = true
 			break
 		}
-		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, Snippet: h.Snippet})
+		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, Snippet: h.Snippet,
+			Attachment: h.Attachment, AttachmentSnippet: h.AttachmentSnippet})
 	}
 	return res, true, nil
 }

@@ -25,6 +25,19 @@ func waitSignal(t *testing.T, signals chan string, what string) {
 	}
 }
 
+// newEmbeddingHarness is an index harness with search by meaning through
+// a fake embeddings provider; signals receives the indexer's signals.
+func newEmbeddingHarness(t *testing.T) (*indexHarness, chan string) {
+	p := embedtest.New()
+	t.Cleanup(p.Close)
+	provider, err := embed.New(embed.Config{BaseURL: p.BaseURL(), Model: "concepts"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	signals := make(chan string, 1000)
+	return newMeaningHarness(t, signals, joplinindex.MeaningConfig{Provider: provider}), signals
+}
+
 // TestSearchWithoutEmbeddingsIsUnchanged: with no provider the result
 // carries no mode, as before search by meaning; asking for it says off.
 func TestSearchWithoutEmbeddingsIsUnchanged(t *testing.T) {
@@ -54,14 +67,7 @@ func TestSearchWithoutEmbeddingsIsUnchanged(t *testing.T) {
 // note is embedded; a note written through the tools is found by meaning
 // as soon as its chunks are embedded; joplin_status shows the progress.
 func TestSearchByMeaningThroughTheTool(t *testing.T) {
-	p := embedtest.New()
-	defer p.Close()
-	provider, err := embed.New(embed.Config{BaseURL: p.BaseURL(), Model: "concepts"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	signals := make(chan string, 1000)
-	h := newMeaningHarness(t, signals, joplinindex.MeaningConfig{Provider: provider})
+	h, signals := newEmbeddingHarness(t)
 	nb := h.call(t, "create_notebook", map[string]any{"title": "Home"})["id"].(string)
 	h.call(t, "create_note", map[string]any{"title": "GP appointment", "body": "checkup at the clinic", "notebook_id": nb})
 	h.x.Start()

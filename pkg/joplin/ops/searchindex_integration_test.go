@@ -115,13 +115,20 @@ type indexedBridge struct {
 }
 
 func newIndexedBridge(t *testing.T, c *joplin.Client, path string) *indexedBridge {
-	return newMeaningBridge(t, c, path, joplinindex.MeaningConfig{})
+	return newIndexedBridgeWith(t, c, joplinindex.Config{Path: path})
 }
 
 // newMeaningBridge is newIndexedBridge with search by meaning set up by m.
 func newMeaningBridge(t *testing.T, c *joplin.Client, path string, m joplinindex.MeaningConfig) *indexedBridge {
+	return newIndexedBridgeWith(t, c, joplinindex.Config{Path: path, Meaning: m})
+}
+
+// newIndexedBridgeWith is newIndexedBridge with the indexer configured by
+// cfg (Applied is set here).
+func newIndexedBridgeWith(t *testing.T, c *joplin.Client, cfg joplinindex.Config) *indexedBridge {
 	b := &indexedBridge{signals: make(chan string, 10_000)}
-	b.x = joplinindex.New(c, joplinindex.Config{Path: path, Applied: func(s string) { b.signals <- s }, Meaning: m})
+	cfg.Applied = func(s string) { b.signals <- s }
+	b.x = joplinindex.New(c, cfg)
 	t.Cleanup(func() { b.x.Close() })
 	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(b.x))...)
 	must(t, err)
@@ -288,4 +295,61 @@ func newClient(t *testing.T, j *joplintc.Joplin) *joplin.Client {
 func mustJSON(t *testing.T, b []byte, out any) {
 	t.Helper()
 	must(t, json.Unmarshal(b, out))
+}
+
+// TestRealJoplinSearchFindsAttachmentOCR: OCR text set on resources through
+// the Data API (as the desktop app's OCR does, or a sync brings it) finds
+// the notes linking to them, and the hit names the resource; text that
+// arrives after the build is picked up by the reconciliation pass.
+func TestRealJoplinSearchFindsAttachmentOCR(t *testing.T) {
+	j := joplintc.Start(t, mcptest.ModuleRoot(t))
+	c := newClient(t, j)
+	ctx := context.Background()
+	b := newIndexedBridgeWith(t, c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Reconcile: time.Second})
+	call := func(name, args string) map[string]any {
+		t.Helper()
+		res, derr := b.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, name, []byte(args))
+		if derr != nil {
+			t.Fatalf("%s: %v", name, derr)
+		}
+		var out map[string]any
+		mustJSON(t, res, &out)
+		return out
+	}
+	nb := call("create_notebook", `{"title":"Scans"}`)["id"].(string)
+	upload := func(name string) string {
+		return call("create_resource", fmt.Sprintf(`{"title":%q,"filename":"%s.pdf","data_base64":"JVBERi0xLjQK"}`, name, name))["id"].(string)
+	}
+	a, other := upload("a"), upload("b")
+	// OCR text comes from elsewhere (the desktop app, a sync): written
+	// through a client the index does not observe.
+	raw := newClient(t, j)
+	setOCR := func(id, text string) {
+		must(t, raw.Write(ctx, "PUT", "/resources/"+id, nil, map[string]any{"ocr_text": text, "ocr_status": 2}, nil))
+	}
+	setOCR(a, "Invoice 4711 for plumbing")
+	note := call("create_note", fmt.Sprintf(`{"title":"Paperwork","notebook_id":%q,"body":"![](:/%s)\n[](:/%s)\n"}`, nb, a, other))["id"].(string)
+	b.x.Start()
+	b.waitFor(t, "built")
+	// The first write started the index, so the note may have come after
+	// the build began: it is then indexed from /events within a poll.
+	waitHit := func(query, attachment string) {
+		t.Helper()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			items := call("search", fmt.Sprintf(`{"query":%q}`, query))["items"].([]any)
+			if len(items) == 1 && items[0].(map[string]any)["id"] == note && items[0].(map[string]any)["attachment"] == attachment {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("search %q: no hit naming attachment %s within 30 s: %v", query, attachment, items)
+			}
+		}
+	}
+	waitHit("invoice", a)
+	// Joplin records a change event some milliseconds after the write;
+	// once a reconciliation pass is over, the note's events are applied,
+	// so only that pass can find the OCR text set next.
+	b.waitFor(t, "reconciled")
+	setOCR(other, "Warranty card")
+	waitHit("warranty", other)
 }

@@ -23,8 +23,12 @@ import (
 type indexHarness struct {
 	fake *joplinfake.Server
 	c    *joplin.Client
-	ex   *executor.Executor
-	x    *joplinindex.Indexer
+	// raw is a second client of the same Joplin that the index does not
+	// observe: it seeds data behind the index's back (as another device
+	// would), without starting the index.
+	raw *joplin.Client
+	ex  *executor.Executor
+	x   *joplinindex.Indexer
 }
 
 // newIndexHarness runs the operations with a search index that polls
@@ -43,6 +47,10 @@ func newMeaningHarness(t *testing.T, built chan string, m joplinindex.MeaningCon
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
 	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
 		Applied: func(what string) { built <- what }, Meaning: m})
 	t.Cleanup(func() { x.Close() })
@@ -55,7 +63,7 @@ func newMeaningHarness(t *testing.T, built chan string, m joplinindex.MeaningCon
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &indexHarness{fake: fake, c: c, ex: ex, x: x}
+	return &indexHarness{fake: fake, c: c, raw: raw, ex: ex, x: x}
 }
 
 func (h *indexHarness) call(t *testing.T, name string, args map[string]any) map[string]any {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/revision"
 )
 
 // narrow returns what the caller may see of an admitted read's answer.
@@ -32,6 +33,10 @@ func (c *call) narrow(answer []byte) ([]byte, error) {
 			id, err := itemID(it)
 			return it, linked[id].read, err
 		})
+	case p[0] == "revisions" && n == 1:
+		return filterItems(answer, c.keepRevision)
+	case p[0] == "revisions" && n == 2:
+		return c.single(answer, c.keepRevision)
 	case p[0] == "search":
 		switch c.r.Query.Get("type") {
 		case "folder":
@@ -80,6 +85,43 @@ func (c *call) keepNote(it json.RawMessage) (json.RawMessage, bool, error) {
 		n.ParentID = &parent
 	}
 	return it, c.inRead(*n.ParentID), nil
+}
+
+// keepRevision keeps a revision of a readable note. A revision of any
+// other item, or of a note deleted for good, is not shown.
+func (c *call) keepRevision(it json.RawMessage) (json.RawMessage, bool, error) {
+	var r struct {
+		ItemType int    `json:"item_type"`
+		ItemID   string `json:"item_id"`
+	}
+	if err := json.Unmarshal(it, &r); err != nil {
+		return nil, false, undecodable()
+	}
+	if r.ItemType != revision.ItemTypeNote || r.ItemID == "" {
+		return it, false, nil
+	}
+	nb, ok := c.notebookOf[r.ItemID]
+	if !ok {
+		var err error
+		nb, err = c.noteParent(r.ItemID)
+		if isMissing(err) {
+			nb, err = "", nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		if c.notebookOf == nil {
+			c.notebookOf = map[string]string{}
+		}
+		c.notebookOf[r.ItemID] = nb
+	}
+	return it, nb != "" && c.inRead(nb), nil
+}
+
+// isMissing reports whether err is Joplin's NOT_FOUND.
+func isMissing(err error) bool {
+	de, ok := domainerr.As(err)
+	return ok && de.Code == domainerr.NotFound
 }
 
 // keepFolder keeps a readable notebook; one whose parent the caller may

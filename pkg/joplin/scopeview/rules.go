@@ -21,6 +21,9 @@ type call struct {
 	tree  *notebookscope.Tree
 	r     *joplin.Request
 	parts []string
+	// notebookOf remembers the notebooks of notes looked up in this
+	// request (the notes of a list of revisions).
+	notebookOf map[string]string
 }
 
 func (c *call) is(method string) bool { return c.r.Method == method }
@@ -55,6 +58,9 @@ func (c *call) admit() error {
 		return c.folderReadable(p[1])
 	case p[0] == "tags" || p[0] == "resources":
 		return c.admitShared()
+	case p[0] == "revisions" && n <= 2 && get:
+		c.needFields("item_type", "item_id")
+		return nil
 	case p[0] == "search" && n == 1 && get:
 		switch c.r.Query.Get("type") {
 		case "", "note":

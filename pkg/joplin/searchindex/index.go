@@ -19,7 +19,7 @@ import (
 
 // FormatVersion is stored with the index; an index of another version is
 // rebuilt.
-const FormatVersion = 1
+const FormatVersion = 2
 
 // ErrRebuild says the index file must be rebuilt: it is corrupt or of
 // another format version. Open has already moved it aside.
@@ -38,6 +38,16 @@ type Note struct {
 	TodoDue, TodoCompleted            int64
 	CreatedTime, UpdatedTime, Deleted int64
 	TagIDs                            []string
+	// Attachments are the texts Joplin extracted (OCR) from the resources
+	// the note links to; searched with the note.
+	Attachments []Attachment
+}
+
+// Attachment is the OCR text of one resource a note links to.
+type Attachment struct {
+	ID          string
+	UpdatedTime int64
+	Text        string
 }
 
 // Folder is one notebook.
@@ -56,16 +66,19 @@ var schemaSQL = []string{
 		todo_completed INTEGER NOT NULL, created_time INTEGER NOT NULL, updated_time INTEGER NOT NULL,
 		deleted_time INTEGER NOT NULL)`,
 	`CREATE INDEX notes_parent ON notes(parent_id)`,
-	`CREATE TABLE texts(rid INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL)`,
-	`CREATE VIRTUAL TABLE fts USING fts5(title, body, content='texts', content_rowid='rid',
+	`CREATE TABLE texts(rid INTEGER PRIMARY KEY, title TEXT NOT NULL, body TEXT NOT NULL, ocr TEXT NOT NULL)`,
+	`CREATE VIRTUAL TABLE fts USING fts5(title, body, ocr, content='texts', content_rowid='rid',
 		tokenize='unicode61 remove_diacritics 2')`,
 	`CREATE TRIGGER texts_ai AFTER INSERT ON texts BEGIN
-		INSERT INTO fts(rowid, title, body) VALUES (new.rid, new.title, new.body); END`,
+		INSERT INTO fts(rowid, title, body, ocr) VALUES (new.rid, new.title, new.body, new.ocr); END`,
 	`CREATE TRIGGER texts_ad AFTER DELETE ON texts BEGIN
-		INSERT INTO fts(fts, rowid, title, body) VALUES ('delete', old.rid, old.title, old.body); END`,
+		INSERT INTO fts(fts, rowid, title, body, ocr) VALUES ('delete', old.rid, old.title, old.body, old.ocr); END`,
 	`CREATE TRIGGER texts_au AFTER UPDATE ON texts BEGIN
-		INSERT INTO fts(fts, rowid, title, body) VALUES ('delete', old.rid, old.title, old.body);
-		INSERT INTO fts(rowid, title, body) VALUES (new.rid, new.title, new.body); END`,
+		INSERT INTO fts(fts, rowid, title, body, ocr) VALUES ('delete', old.rid, old.title, old.body, old.ocr);
+		INSERT INTO fts(rowid, title, body, ocr) VALUES (new.rid, new.title, new.body, new.ocr); END`,
+	`CREATE TABLE note_resources(note_id TEXT NOT NULL, resource_id TEXT NOT NULL, updated_time INTEGER NOT NULL,
+		PRIMARY KEY(note_id, resource_id)) WITHOUT ROWID`,
+	`CREATE INDEX note_resources_resource ON note_resources(resource_id)`,
 	`CREATE TABLE folders(id TEXT PRIMARY KEY, parent_id TEXT NOT NULL, title TEXT NOT NULL)`,
 	`CREATE TABLE tags(id TEXT PRIMARY KEY, title TEXT NOT NULL)`,
 	`CREATE TABLE note_tags(note_id TEXT NOT NULL, tag_id TEXT NOT NULL, PRIMARY KEY(note_id, tag_id)) WITHOUT ROWID`,
@@ -222,7 +235,7 @@ func (ix *Index) Reset(ctx context.Context) error {
 	}
 	defer tx.Rollback()
 	for _, s := range []string{`DELETE FROM texts`, `DELETE FROM notes`, `DELETE FROM folders`, `DELETE FROM tags`, `DELETE FROM note_tags`,
-		`DELETE FROM meta WHERE key <> 'format' AND key NOT LIKE 'embed_%'`} {
+		`DELETE FROM note_resources`, `DELETE FROM meta WHERE key <> 'format' AND key NOT LIKE 'embed_%'`} {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
 			return wrap(err, "reset search index")
 		}

@@ -214,3 +214,46 @@ func TestDiskFullIsRecognised(t *testing.T) {
 		t.Errorf("the index stopped answering after a failed write: %v %v", hits, err)
 	}
 }
+
+func TestAttachmentTextIsSearchedAndNamed(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(ctx, filepath.Join(t.TempDir(), "ix.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res1, res2 := strings.Repeat("a", 32), strings.Repeat("b", 32)
+	err = ix.PutNotes(ctx, []Note{
+		{ID: "n1", Title: "Receipts", Body: "see attachments", Attachments: []Attachment{
+			{ID: res1, UpdatedTime: 5, Text: "Grocery receipt"}, {ID: res2, UpdatedTime: 7, Text: "Invoice 4711 for plumbing"}}},
+		{ID: "n2", Title: "Plumbing", Body: "call the plumber"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, _ := Parse("invoice", time.Now())
+	hits, err := ix.Search(ctx, q, Options{Limit: 10})
+	if err != nil || len(hits) != 1 || hits[0].ID != "n1" || hits[0].Attachment != res2 ||
+		!strings.Contains(hits[0].AttachmentSnippet, "**Invoice**") || strings.Contains(hits[0].Snippet, "\x1e") {
+		t.Fatalf("hits %+v, %v", hits, err)
+	}
+	q, _ = Parse("plumb", time.Now())
+	if hits, _ = ix.Search(ctx, q, Options{Limit: 10}); len(hits) != 2 || hits[0].ID != "n2" || hits[0].Attachment != "" {
+		t.Fatalf("body match first: %+v", hits)
+	}
+	stamps, err := ix.AttachmentStamps(ctx)
+	if err != nil || stamps[res1] != 5 || stamps[res2] != 7 {
+		t.Fatalf("stamps %v %v", stamps, err)
+	}
+	if ids, err := ix.NotesLinking(ctx, res2); err != nil || len(ids) != 1 || ids[0] != "n1" {
+		t.Fatalf("linking %v %v", ids, err)
+	}
+	// Re-put without attachments: the text and the links go.
+	if err := ix.PutNotes(ctx, []Note{{ID: "n1", Title: "Receipts", Body: "see attachments"}}); err != nil {
+		t.Fatal(err)
+	}
+	q, _ = Parse("invoice", time.Now())
+	if hits, _ = ix.Search(ctx, q, Options{Limit: 10}); len(hits) != 0 {
+		t.Fatalf("stale attachment text: %+v", hits)
+	}
+}

@@ -14,6 +14,9 @@ type Hit struct {
 	// Snippet is a short extract with matched terms between ** and **;
 	// empty when the query has no text term to rank by.
 	Snippet string
+	// Attachment is the resource whose OCR text matched, when the text
+	// terms matched in an attachment; AttachmentSnippet is its extract.
+	Attachment, AttachmentSnippet string
 }
 
 // Options shape a search.
@@ -49,12 +52,29 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet); err != nil {
+		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet, &h.AttachmentSnippet); err != nil {
 			return nil, wrap(err, "search the index")
 		}
 		hits = append(hits, h)
 	}
-	return hits, wrap(rows.Err(), "search the index")
+	if err := rows.Err(); err != nil {
+		return nil, wrap(err, "search the index")
+	}
+	rows.Close()
+	for i := range hits {
+		h := &hits[i]
+		h.Snippet = cleanSnippet(h.Snippet)
+		if !strings.Contains(h.AttachmentSnippet, MarkOpen) {
+			h.AttachmentSnippet = ""
+			continue
+		}
+		var err error
+		if h.Attachment, err = ix.matchedAttachment(ctx, h.RID, h.AttachmentSnippet); err != nil {
+			return nil, err
+		}
+		h.AttachmentSnippet = cleanSnippet(h.AttachmentSnippet)
+	}
+	return hits, nil
 }
 
 // build translates q into one SELECT. With any:0 the positive text terms
@@ -121,11 +141,11 @@ func build(q Query, opts Options) (string, []any) {
 		for i, t := range pos {
 			exprs[i] = matchExpr(t)
 		}
-		snip := snippetSQL
+		snip, asnip := snippetSQL, attachmentSnippetSQL
 		if opts.NoSnippets {
-			snip = `''`
+			snip, asnip = `''`, `''`
 		}
-		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, ` + snip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, ` + snip + `, ` + asnip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
 		all = append(all, strings.Join(exprs, join))
 		for _, w := range where {
 			b.WriteString(" AND " + w)
@@ -133,7 +153,7 @@ func build(q Query, opts Options) (string, []any) {
 		all = append(all, whereArgs...)
 		b.WriteString(` ORDER BY bm25(fts, 10.0, 1.0), n.updated_time DESC`)
 	} else {
-		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, '' FROM notes n`)
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, '', '' FROM notes n`)
 		if len(where) > 0 {
 			b.WriteString(" WHERE " + strings.Join(where, " AND "))
 		}
@@ -157,33 +177,65 @@ func inNotebooks(n int) string {
 // snippetSQL is the extract of a hit around its best match.
 const snippetSQL = `snippet(fts, -1, '` + MarkOpen + `', '` + MarkClose + `', '…', 12)`
 
-// Snippets returns the snippets Search gives the notes rids for q (none
-// when q has no ranked text term), by row id.
-func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]string, error) {
-	out := map[int64]string{}
+// attachmentSnippetSQL is the extract of a hit's attachment texts around
+// their best match (unmarked when the match is elsewhere).
+const attachmentSnippetSQL = `snippet(fts, 2, '` + MarkOpen + `', '` + MarkClose + `', '…', 12)`
+
+// rankedMatch is the MATCH expression Search ranks q by; ok is false when
+// q has no ranked text term (Search orders by time, without snippets).
+func rankedMatch(q Query) (expr string, ok bool) {
 	var exprs []string
 	for _, t := range q.Terms {
 		if t.Negate || (q.Any && len(q.Filters) > 0) {
-			return out, nil // ordered by time, without snippets (see build)
+			return "", false
 		}
 		exprs = append(exprs, matchExpr(t))
-	}
-	if len(exprs) == 0 || len(rids) == 0 {
-		return out, nil
 	}
 	join := " AND "
 	if q.Any {
 		join = " OR "
 	}
+	return strings.Join(exprs, join), len(exprs) > 0
+}
+
+// Snippets returns the snippets Search gives the notes rids for q (none
+// when q has no ranked text term), by row id.
+func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	expr, ok := rankedMatch(q)
+	if !ok {
+		return out, nil
+	}
 	for _, rid := range rids {
 		var snip string
-		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, strings.Join(exprs, join), rid).Scan(&snip)
+		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&snip)
 		if err != nil && err != sql.ErrNoRows {
 			return nil, wrap(err, "search snippets")
 		}
-		out[rid] = snip
+		out[rid] = cleanSnippet(snip)
 	}
 	return out, nil
+}
+
+// Attachment names the attachment of note rid whose OCR text q's words
+// matched, with its extract, as Search reports it; "" when they matched
+// elsewhere.
+func (ix *Index) Attachment(ctx context.Context, q Query, rid int64) (id, snippet string, err error) {
+	expr, ok := rankedMatch(q)
+	if !ok {
+		return "", "", nil
+	}
+	err = ix.db.QueryRowContext(ctx, `SELECT `+attachmentSnippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&snippet)
+	if err == sql.ErrNoRows || !strings.Contains(snippet, MarkOpen) {
+		return "", "", nil
+	}
+	if err != nil {
+		return "", "", wrap(err, "search attachments")
+	}
+	if id, err = ix.matchedAttachment(ctx, rid, snippet); err != nil {
+		return "", "", err
+	}
+	return id, cleanSnippet(snippet), nil
 }
 
 // matchExpr is the FTS5 expression of one term: its tokens as a quoted

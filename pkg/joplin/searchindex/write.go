@@ -20,9 +20,9 @@ func (ix *Index) PutNotes(ctx context.Context, notes []Note) error {
 		}
 		defer up.Close()
 		// The text is rewritten (and re-tokenized) only when it changed.
-		text, err := tx.PrepareContext(ctx, `INSERT INTO texts(rid, title, body) VALUES (?,?,?)
-			ON CONFLICT(rid) DO UPDATE SET title=excluded.title, body=excluded.body
-			WHERE title IS NOT excluded.title OR body IS NOT excluded.body`)
+		text, err := tx.PrepareContext(ctx, `INSERT INTO texts(rid, title, body, ocr) VALUES (?,?,?,?)
+			ON CONFLICT(rid) DO UPDATE SET title=excluded.title, body=excluded.body, ocr=excluded.ocr
+			WHERE title IS NOT excluded.title OR body IS NOT excluded.body OR ocr IS NOT excluded.ocr`)
 		if err != nil {
 			return err
 		}
@@ -37,7 +37,10 @@ func (ix *Index) PutNotes(ctx context.Context, notes []Note) error {
 				n.CreatedTime, n.UpdatedTime, n.Deleted).Scan(&rid); err != nil {
 				return err
 			}
-			if _, err := text.ExecContext(ctx, rid, n.Title, n.Body); err != nil {
+			if _, err := text.ExecContext(ctx, rid, n.Title, n.Body, joinAttachments(n.Attachments)); err != nil {
+				return err
+			}
+			if err := setAttachments(ctx, tx, n.ID, n.Attachments); err != nil {
 				return err
 			}
 			if n.TagIDs != nil {
@@ -55,6 +58,9 @@ func (ix *Index) DeleteNotes(ctx context.Context, ids []string) error {
 	return ix.tx(ctx, "remove notes from the index", func(tx *sql.Tx) error {
 		for _, id := range ids {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM texts WHERE rid = (SELECT rid FROM notes WHERE id = ?)`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM note_resources WHERE note_id = ?`, id); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM notes WHERE id = ?`, id); err != nil {

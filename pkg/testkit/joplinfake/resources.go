@@ -197,3 +197,8 @@ var mimeByExt = map[string]string{
 	"odt":  "application/vnd.oasis.opendocument.text", "ods": "application/vnd.oasis.opendocument.spreadsheet",
 	"odp": "application/vnd.oasis.opendocument.presentation",
 }
+
+// routeRevisions is the default route over the revisions table.
+func (s *Server) routeRevisions(req *request, id, link string, _ []string) (any, *apiError) {
+	return s.defaultAction(revisionKind, s.revisions, req, id, link)
+}

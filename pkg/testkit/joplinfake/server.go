@@ -48,6 +48,7 @@ type Server struct {
 	tags      *table
 	resources *table
 	noteTags  *table
+	revisions *table
 	blobs     map[string][]byte
 	index     map[string]indexEntry // search index snapshot, by note id
 	changes   []itemChange          // the item_changes table, oldest first
@@ -75,6 +76,7 @@ func New(token string) *Server {
 		tags:      newTable(tagKind),
 		resources: newTable(resourceKind),
 		noteTags:  newTable(noteTagKind),
+		revisions: newTable(revisionKind),
 		blobs:     map[string][]byte{},
 		index:     map[string]indexEntry{},
 		nounces:   map[string]string{},
@@ -299,6 +301,7 @@ var routes = map[string]routeFunc{
 	"resources": (*Server).routeResources,
 	"search":    (*Server).routeSearch,
 	"events":    (*Server).routeEvents,
+	"revisions": (*Server).routeRevisions,
 }
 
 // route is Api.route: find the route (404 before anything else), refuse a

@@ -129,6 +129,16 @@ var resourceKind = &kind{
 	defaults: []string{"id", "title"},
 }
 
+// revisionKind is the revisions table: the apps' note history (the CLI
+// server makes none itself; tests plant them with POST /revisions).
+var revisionKind = &kind{
+	name: "revision", table: "revisions", typ: 13,
+	fields: []string{"id", "parent_id", "item_type", "item_id", "item_updated_time", "title_diff", "body_diff",
+		"metadata_diff", "encryption_cipher_text", "encryption_applied", "updated_time", "created_time"},
+	ints:     set("item_type", "item_updated_time", "encryption_applied", "updated_time", "created_time"),
+	defaults: []string{"id", "parent_id"},
+}
+
 var noteTagKind = &kind{
 	name: "note_tag", table: "note_tags", typ: 6,
 	fields: []string{"id", "note_id", "tag_id", "created_time", "updated_time", "user_created_time",

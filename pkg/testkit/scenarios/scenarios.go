@@ -46,6 +46,7 @@ func All(t *testing.T, env Env) {
 	t.Run("tags", func(t *testing.T) { TagScenarios(t, env) })
 	t.Run("resources", func(t *testing.T) { ResourceScenarios(t, env) })
 	t.Run("note_changes", func(t *testing.T) { ChangeScenarios(t, env) })
+	t.Run("read_more", func(t *testing.T) { ReadMoreScenarios(t, env) })
 	if env.Reindex != nil {
 		t.Run("search", func(t *testing.T) { Search(t, env) })
 	}

@@ -15,11 +15,16 @@ type searchHit struct {
 	Title      string `json:"title"`
 	NotebookID string `json:"notebook_id"`
 	Trashed    bool   `json:"trashed"`
+	URL        string `json:"url"`
 }
 
 type searchRes struct {
 	Type  string      `json:"type"`
 	Items []searchHit `json:"items"`
+	// Results is ChatGPT's search convention: id, title, url.
+	Results []struct {
+		ID, Title, URL string
+	} `json:"results"`
 }
 
 func hitByID(res searchRes, id string) *searchHit {
@@ -74,6 +79,10 @@ func searchNotes(t *testing.T, env Env) {
 	if res.Type != "note" || len(res.Items) != 1 || res.Items[0].ID != n.ID || res.Items[0].NotebookID != nb ||
 		res.Items[0].Title != "Findable" || res.Items[0].Trashed {
 		t.Fatalf("note search: %+v", res)
+	}
+	url := "joplin://x-callback-url/openNote?id=" + n.ID
+	if res.Items[0].URL != url || len(res.Results) != 1 || res.Results[0].ID != n.ID || res.Results[0].Title != "Findable" || res.Results[0].URL != url {
+		t.Fatalf("note search urls: %+v", res)
 	}
 }
 

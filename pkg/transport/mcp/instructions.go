@@ -11,7 +11,8 @@ import (
 var toolsetGuides = map[string]string{
 	"joplin": "Joplin notes (toolset joplin): notes, notebooks, tags and resources in the user's Joplin. " +
 		"Creates never duplicate: an *_ALREADY_EXISTS error names the existing object and the tool to update or restore it. " +
-		"After WRITE_OUTCOME_UNKNOWN, check whether the named object exists before retrying.",
+		"After WRITE_OUTCOME_UNKNOWN, check whether the named object exists before retrying. " +
+		"For a long note, read get_note with view outline, then view section, and change it with preview_note_changes.",
 	"okf": "OKF knowledge bundles (toolset okf): folders of Markdown concepts at a bundle_path (an absolute directory, no symlinks) the user allows you to use; " +
 		"a concept_id is the concept's bundle-relative path without .md, e.g. tables/orders. " +
 		"Change metadata with a preview_* tool, review its diff, then the matching apply_* with the preview's revision and plan digest; " +

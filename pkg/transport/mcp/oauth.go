@@ -68,20 +68,28 @@ func authenticateOAuth(tf *bearer.TokenFile, static principal.Principal, oc *OAu
 	}
 }
 
-// scopeRefusal answers a tools/call that the executor would refuse for
-// INSUFFICIENT_SCOPE with HTTP 403 and the insufficient_scope challenge
-// (MCP authorization, Scope Challenge Handling), before mcp-go sees it, and
-// reports whether it did. The decision is the executor's (Authorize); this
+// scopeRefusal answers a tools/call, or a read of the note resources, that
+// the executor would refuse for INSUFFICIENT_SCOPE with HTTP 403 and the
+// insufficient_scope challenge (MCP authorization, Scope Challenge
+// Handling), before mcp-go sees it, and reports whether it did. The decision is the executor's (Authorize); this
 // only lets the client step up.
 func (g *guard) scopeRefusal(w http.ResponseWriter, r *http.Request, m message) bool {
-	if g.rs == nil || g.srv == nil || m.Method != "tools/call" || !g.srv.tools[m.Params.Name] {
+	if g.rs == nil || g.srv == nil {
+		return false
+	}
+	name := m.Params.Name
+	switch {
+	case m.Method == "tools/call" && g.srv.tools[name]:
+	case (m.Method == "resources/list" || m.Method == "resources/read") && g.srv.resources:
+		name = "get_note" // the note resources are read with the note reads
+	default:
 		return false
 	}
 	who, ok := principal.From(r.Context())
 	if !ok {
 		return false
 	}
-	derr := g.srv.ex.Authorize(who, m.Params.Name)
+	derr := g.srv.ex.Authorize(who, name)
 	if derr == nil || derr.Code != domainerr.InsufficientScope {
 		return false
 	}

@@ -26,7 +26,8 @@ func (tt tokenTable) VerifyAccessToken(_ context.Context, tok string) (resources
 }
 
 // notesExecutor serves read_thing (a notes read) and write_thing (a notes
-// write); writes counts the write handler's runs.
+// write), and the note reads the note resources need; writes counts the
+// write handler's runs.
 func notesExecutor(t *testing.T, writes *atomic.Int32) *executor.Executor {
 	t.Helper()
 	obj := json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`)
@@ -40,7 +41,8 @@ func notesExecutor(t *testing.T, writes *atomic.Int32) *executor.Executor {
 				return map[string]any{}, nil
 			}}
 	}
-	reg, err := registry.New(mk("read_thing", registry.EffectRead), mk("write_thing", registry.EffectCreate))
+	reg, err := registry.New(mk("read_thing", registry.EffectRead), mk("write_thing", registry.EffectCreate),
+		mk("list_notes", registry.EffectRead), mk("get_note", registry.EffectRead), mk("get_resource_content", registry.EffectRead))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,6 +153,26 @@ func TestOAuthFrontDoor(t *testing.T) {
 // TestOAuthSessionBelongsToTheGrant: a session opened with one access token
 // of a grant stays usable with the grant's next (refreshed) token, and is
 // not usable with another grant's token.
+// TestOAuthResourcesNeedNotesRead: a token without notes:read gets 403 and
+// the scope challenge for the note resources; one with it lists them.
+func TestOAuthResourcesNeedNotesRead(t *testing.T) {
+	var writes atomic.Int32
+	h := oauthHTTP(t, &writes, tokenTable{"okf-token": grantPrincipal("g-okf", scope.OKFRead), "ro-token": grantPrincipal("g-ro", scope.NotesRead)})
+	list := `{"jsonrpc":"2.0","id":3,"method":"resources/list","params":{}}`
+	read := `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"joplin://note/0123456789abcdef0123456789abcdef"}}`
+	okf := openSession(t, h.srv.URL, "Bearer okf-token")
+	for _, msg := range []string{list, read} {
+		resp, body := post(t, h.srv.URL+Path, msg, okf)
+		if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 403 || !strings.Contains(ch, `error="insufficient_scope"`) ||
+			!strings.Contains(ch, "needs the scope notes:read") || !strings.Contains(body, "INSUFFICIENT_SCOPE") {
+			t.Errorf("%s: %d %q %s", msg, resp.StatusCode, ch, body)
+		}
+	}
+	if resp, body := post(t, h.srv.URL+Path, list, openSession(t, h.srv.URL, "Bearer ro-token")); resp.StatusCode != 200 || strings.Contains(body, "INSUFFICIENT_SCOPE") {
+		t.Fatalf("notes:read: %d %s", resp.StatusCode, body)
+	}
+}
+
 func TestOAuthSessionBelongsToTheGrant(t *testing.T) {
 	var writes atomic.Int32
 	h := oauthHTTP(t, &writes, tokenTable{

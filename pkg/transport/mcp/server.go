@@ -35,6 +35,8 @@ type Server struct {
 	ex    *executor.Executor
 	t     registry.Transport
 	tools map[string]bool // the tools added to mcp, by name
+	// resources is set when the notes are served as MCP resources.
+	resources bool
 }
 
 // NewServer builds an MCP server exposing the operations of ex's registry
@@ -42,11 +44,20 @@ type Server struct {
 // those operations come from.
 func NewServer(ex *executor.Executor, t registry.Transport, version string) *Server {
 	ops := ex.Registry().Exposed(t)
-	s := server.NewMCPServer(ServerName, version,
+	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithRecovery(),
 		server.WithInstructions(Instructions(ops)),
-	)
+	}
+	var res *noteResources
+	if servesResources(ex, t) {
+		res = &noteResources{ex: ex, t: t}
+		opts = append(opts, resourceOptions(res)...)
+	}
+	s := server.NewMCPServer(ServerName, version, opts...)
+	if res != nil {
+		res.addTemplates(s)
+	}
 	names := make(map[string]bool, len(ops))
 	tools := make([]server.ServerTool, 0, len(ops))
 	for _, op := range ops {
@@ -54,7 +65,7 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *Ser
 		names[op.Name] = true
 	}
 	s.AddTools(tools...)
-	return &Server{mcp: s, ex: ex, t: t, tools: names}
+	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil}
 }
 
 // HandleMessage answers one JSON-RPC message through mcp-go, as the

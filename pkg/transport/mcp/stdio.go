@@ -50,6 +50,8 @@ func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, max
 	var wg sync.WaitGroup
 	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
 	calls := newInflight()
+	ctx, closeSession := openStdioSession(ctx, s.mcp, w)
+	defer closeSession()
 	var fast *fastPath
 	if withFastPath {
 		fast = &fastPath{s: s, out: w}
