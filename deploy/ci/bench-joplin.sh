@@ -9,7 +9,9 @@
 # Environment: NOTEBRIDGE_JOPLIN_IMAGE (default notebridge/joplin:3.5.1),
 # BENCH_NOTES (500), BENCH_CALLS (200), BENCH_BIN (a notebridge binary to
 # measure instead of building this tree), BENCH_BASELINE_BIN (a second
-# binary, e.g. an earlier commit's, timed in turn in the same run).
+# binary, e.g. an earlier commit's, timed in turn in the same run),
+# BENCH_SCOPED (when set: the second binary is this one limited by
+# --notebooks to the seeded notebook, issue 24).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -38,4 +40,4 @@ done
 curl -fsS "$url/ping" >/dev/null || { echo "bench-joplin: Joplin did not answer /ping" >&2; exit 1; }
 
 "$work/benchjoplin" -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
-  -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}"
+  -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}" ${BENCH_SCOPED:+-scoped}

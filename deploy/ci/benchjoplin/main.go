@@ -37,8 +37,12 @@ func main() {
 	notes := flag.Int("notes", 500, "notes to seed into one notebook")
 	n := flag.Int("n", 200, "timed calls per operation and path")
 	baseline := flag.String("baseline-bin", "", "a second notebridge binary (say, an earlier commit's) timed in turn with -bin")
+	scoped := flag.Bool("scoped", false, "time, in turn with -bin, the same binary limited by --notebooks to the seeded notebook (issue 24)")
 	flag.Parse()
-	if err := run(*joplinURL, *tokenFile, *bin, *baseline, *notes, *n); err != nil {
+	if *scoped && *baseline != "" {
+		log.Fatal("-scoped and -baseline-bin both take the second column; choose one")
+	}
+	if err := run(*joplinURL, *tokenFile, *bin, *baseline, *scoped, *notes, *n); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -118,8 +122,9 @@ type bridge struct {
 	id  int
 }
 
-func startBridge(bin, joplinURL, tokenFile, stateDir string) (*bridge, error) {
-	cmd := exec.Command(bin, "mcp", "stdio", "--joplin-url", joplinURL, "--joplin-token-file", tokenFile, "--state-dir", stateDir)
+func startBridge(bin, joplinURL, tokenFile, stateDir string, extra ...string) (*bridge, error) {
+	args := append([]string{"mcp", "stdio", "--joplin-url", joplinURL, "--joplin-token-file", tokenFile, "--state-dir", stateDir}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
@@ -211,7 +216,7 @@ type workload struct {
 	refused bool
 }
 
-func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
+func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n int) error {
 	tok, err := os.ReadFile(tokenFile)
 	if err != nil {
 		return err
@@ -246,17 +251,24 @@ func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
 	}
 	defer counted.close()
 	var base *bridge
-	if baselineBin != "" {
+	switch {
+	case baselineBin != "":
 		if base, err = startBridge(baselineBin, joplinURL, tokenFile, mustTemp()); err != nil {
 			return fmt.Errorf("start baseline bridge: %w", err)
 		}
 		defer base.close()
+	case scoped:
+		if base, err = startBridge(bin, joplinURL, tokenFile, mustTemp(), "--notebooks", folder); err != nil {
+			return fmt.Errorf("start scoped bridge: %w", err)
+		}
+		defer base.close()
+		baselineBin = bin + " --notebooks <the seeded notebook>"
 	}
 
 	fmt.Printf("%d timed calls per operation and path, interleaved (REST, bridge, REST, ...) after 20 warm-up pairs\n\n", n)
 	if base != nil {
 		fmt.Printf("baseline: %s, timed in turn (REST, bridge, baseline, ...)\n\n", baselineBin)
-		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | baseline median | baseline ratio | Joplin requests per bridge call |\n|---|---|---|---|---|---|---|\n")
+		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | baseline median | baseline ratio | baseline / bridge | Joplin requests per bridge call |\n|---|---|---|---|---|---|---|---|\n")
 	} else {
 		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | Joplin requests per bridge call |\n|---|---|---|---|---|\n")
 	}
@@ -296,7 +308,8 @@ func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
 		mr, mb := median(viaREST), median(viaBridge)
 		if base != nil {
 			mbase := median(viaBase)
-			fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), ms(mbase), float64(mbase)/float64(mr), perCall)
+			fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.3f ms | %.2f× | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr),
+				ms(mbase), float64(mbase)/float64(mr), float64(mbase)/float64(mb), perCall)
 			continue
 		}
 		fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), perCall)

@@ -54,6 +54,10 @@ type Config struct {
 	// MaxAddresses bounds the client addresses whose failures are
 	// remembered (default 10000).
 	MaxAddresses int
+	// Notebooks, when set, lists Joplin's notebooks: the page asks the
+	// owner which to share (notebooks.go). Unset, a grant covers every
+	// notebook.
+	Notebooks Tree
 }
 
 // Page implements oauthserver.Consent.
@@ -126,7 +130,7 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 		return oauthserver.Pending
 	}
 	for k := range r.PostForm {
-		if k != "csrf" && k != "passphrase" && k != "decision" {
+		if k != "csrf" && k != "passphrase" && k != "decision" && k != fieldAll && k != fieldRead && k != fieldWrite {
 			p.message(w, http.StatusBadRequest, "The form carries unexpected fields.")
 			return oauthserver.Pending
 		}
@@ -152,7 +156,16 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 	if decision == "deny" {
 		return oauthserver.Denied
 	}
-	return p.checkPassphrase(w, r, req, addr)
+	d := p.checkPassphrase(w, r, req, addr)
+	if d != oauthserver.Approved {
+		return d
+	}
+	// Checked after the passphrase, so a wrong one is told as such.
+	if problem := p.checkNotebooks(r.PostForm); problem != "" {
+		p.form(w, r, req, http.StatusBadRequest, problem)
+		return oauthserver.Pending
+	}
+	return d
 }
 
 // csrf binds a form to its cookie nonce and to the exact request query.
@@ -197,6 +210,10 @@ var scopeText = map[scope.Scope]string{
 type formData struct {
 	ClientName, ClientID, RedirectSite, RedirectHost, CSRF, Error string
 	Scopes                                                        []string
+	// AskNotebooks shows the notebook choice: Notebooks (empty when
+	// NotebooksUnavailable), with a write column when CanWrite.
+	AskNotebooks, CanWrite, NotebooksUnavailable bool
+	Notebooks                                    []notebookNode
 }
 
 func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, status int, problem string) {
@@ -209,6 +226,7 @@ func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.Cons
 	for _, s := range req.Scopes.List() {
 		d.Scopes = append(d.Scopes, string(s)+": "+scopeText[s])
 	}
+	p.notebookForm(r.Context(), req, &d)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_ = formPage.Execute(w, d)
@@ -237,6 +255,12 @@ Client ID <code>{{.ClientID}}</code>.</p>
 {{if .Error}}<p role="alert"><strong>{{.Error}}</strong></p>{{end}}
 <form method="post">
 <input type="hidden" name="csrf" value="{{.CSRF}}">
+{{if .AskNotebooks}}<fieldset id="notebooks"><legend>Notebooks it may use</legend>
+<p>Only the notebooks you check, with the notebooks inside them (also ones created later), are shared. Everything else stays invisible to the application.</p>
+<p><label><input type="checkbox" name="all_notebooks" value="1" id="all-notebooks"> All notebooks</label></p>
+{{if .NotebooksUnavailable}}<p>Your notebooks could not be listed right now (is Joplin running?). Share all notebooks, or go back and try again later.</p>
+{{else}}{{template "tree" .Notebooks}}{{end}}
+</fieldset>{{end}}
 <p><label for="passphrase">Owner passphrase</label><br>
 <input id="passphrase" name="passphrase" type="password" autocomplete="current-password" autofocus></p>
 <p><button type="submit" name="decision" value="approve">Approve</button>
@@ -245,6 +269,14 @@ Client ID <code>{{.ClientID}}</code>.</p>
 <p>The passphrase is printed by <code>notebridge secrets show owner-passphrase</code>.</p>
 </body></html>
 `))
+
+// treeTemplate renders the notebook tree: a "read" checkbox per notebook and,
+// when the application asks to change notes, a "change" one.
+const treeTemplate = `{{define "tree"}}<ul>{{range .}}<li><label><input type="checkbox" name="notebook" value="{{.ID}}"> {{.Title}}</label>
+{{if .CanWrite}}<label><input type="checkbox" name="write_notebook" value="{{.ID}}"> may change</label>{{end}}
+{{if .Children}}{{template "tree" .Children}}{{end}}</li>{{end}}</ul>{{end}}`
+
+func init() { template.Must(formPage.New("tree").Parse(treeTemplate)) }
 
 var messagePage = template.Must(template.New("message").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>notebridge</title></head>

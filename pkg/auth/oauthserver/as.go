@@ -335,7 +335,7 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (resources
 	_ = s.store.touchGrant(ar.GetID())
 	return resourceserver.Principal{
 		GrantID: ar.GetID(), ClientID: ar.GetClient().GetID(), Issuer: s.cfg.Issuer,
-		Audience: ar.GetGrantedAudience(), Scopes: granted,
+		Audience: ar.GetGrantedAudience(), Scopes: granted, Notebooks: grantNotebooks(ar.GetSession()),
 		Expires: ar.GetSession().GetExpiresAt(fosite.AccessToken),
 	}, nil
 }

@@ -43,7 +43,9 @@ type GrantInfo struct {
 	ClientID   string
 	ClientName string
 	Scopes     []string
-	Created    time.Time
+	// Notebooks names the notebooks the owner shared on the consent page.
+	Notebooks string
+	Created   time.Time
 	// LastUsed is when one of its access tokens last admitted a request,
 	// to the minute; zero when never (or before this was recorded).
 	LastUsed time.Time
@@ -118,7 +120,8 @@ func (s *Store) liveGrants() []GrantInfo {
 			}
 			g, ok := byID[r.RequestID]
 			if !ok {
-				g = &GrantInfo{ID: r.RequestID, ClientID: r.ClientID, Scopes: slices.Clone(r.GrantedScopes), Created: r.RequestedAt.UTC()}
+				g = &GrantInfo{ID: r.RequestID, ClientID: r.ClientID, Scopes: slices.Clone(r.GrantedScopes),
+					Notebooks: grantNames(r.Session), Created: r.RequestedAt.UTC()}
 				byID[r.RequestID] = g
 			}
 			if r.RequestedAt.Before(g.Created) {

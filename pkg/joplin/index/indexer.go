@@ -168,6 +168,19 @@ func (x *Indexer) Status() Status {
 	return st
 }
 
+// StatusIn is Status with Notes counting only the notes of notebooks (a
+// caller's notebook scope); 0 while no index can answer.
+func (x *Indexer) StatusIn(ctx context.Context, notebooks []string) Status {
+	st := x.Status()
+	st.Notes = 0
+	if ix := x.servableIndex(); ix != nil {
+		if n, err := ix.CountIn(ctx, notebooks); err == nil {
+			st.Notes = n
+		}
+	}
+	return st
+}
+
 func (x *Indexer) markOpened() { x.openedOnce.Do(func() { close(x.opened) }) }
 
 // waitOpened waits, at most max, for the first attempt to open the index:

@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
 // Tag is a Joplin tag. Joplin keeps a tag's case and compares titles
@@ -161,6 +162,9 @@ func (o *Ops) createTag() registry.Operation {
 		if len(matches) > 0 {
 			return Tag{}, tagExists(matches)
 		}
+		if reused, ok, err := o.invisibleTag(ctx, in.Title); ok || err != nil {
+			return reused, err
+		}
 		id := joplin.NewID()
 		var created Tag
 		if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": in.Title}, &created); err != nil {
@@ -173,6 +177,23 @@ func (o *Ops) createTag() registry.Operation {
 		}
 		return created, nil
 	})
+}
+
+// invisibleTag finds, for a caller limited to some notebooks, a tag titled
+// title that it cannot see (Joplin's tags are global: it is on notes of
+// other notebooks only). The create reuses it and answers as a fresh
+// create would, so the caller learns nothing of those notes, and Joplin
+// keeps one tag per title.
+func (o *Ops) invisibleTag(ctx context.Context, title string) (Tag, bool, error) {
+	if !scopeview.Limited(ctx) {
+		return Tag{}, false, nil
+	}
+	all, err := o.tagsTitled(joplin.WholeJoplin(ctx), title, "")
+	if err != nil || len(all) == 0 {
+		return Tag{}, false, err
+	}
+	t, err := o.loadTag(joplin.WholeJoplin(ctx), all[0].ID)
+	return t, err == nil, err
 }
 
 type updateTagIn struct {
