@@ -233,3 +233,33 @@ func TestRevokedGrantStaysRevoked(t *testing.T) {
 		t.Fatalf("the revoked grant is live again: %+v", grants)
 	}
 }
+
+// TestRevokeDuringRefresh: fosite's refresh retires the old refresh token
+// before it stores the new tokens; a revocation in between must still
+// name the grant and mark it, so the refresh cannot store new tokens.
+func TestRevokeDuringRefresh(t *testing.T) {
+	a := newASTest(t, "")
+	a.tokens()
+	s := a.as.store
+	s.mu.Lock()
+	var inFlight *fosite.Request
+	for _, rec := range s.st.Refresh {
+		inFlight, _ = s.request(rec, nil)
+	}
+	s.mu.Unlock()
+	if inFlight == nil {
+		t.Fatal("no refresh token stored")
+	}
+	ctx := t.Context()
+	if err := s.RotateRefreshToken(ctx, inFlight.GetID(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if kind, err := openOperator(t, a.dir).Revoke(inFlight.GetID()); err != nil || kind != "grant" {
+		t.Fatalf("revoke during a refresh: kind %q, err %v; want a grant", kind, err)
+	}
+	_ = s.CreateAccessTokenSession(ctx, "late-access", inFlight)
+	_ = s.CreateRefreshTokenSession(ctx, "late-refresh", "late-access", inFlight)
+	if grants, err := openOperator(t, a.dir).Grants(); err != nil || len(grants) != 0 {
+		t.Fatalf("grants after the revoked refresh: %v, %v; want none", grants, err)
+	}
+}
