@@ -30,7 +30,7 @@ import (
 // Config configures the page.
 type Config struct {
 	Hash Hash
-	// Rate bounds consent requests per client address (ulule format,
+	// Rate bounds consent requests per client key (ulule format,
 	// default "30-M").
 	Rate string
 	// MaxFailures wrong passphrases lock an address out for Lockout
