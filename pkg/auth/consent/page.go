@@ -4,8 +4,8 @@
 // scopes asked for, and approves with the owner passphrase (argon2id hash).
 // Forms carry a CSRF token bound to a cookie and to the exact request;
 // the cookie's nonce is single-use, short-lived and bound to the client
-// address that loaded the page. Attempts are rate-limited per client
-// address (ulule/limiter), counted before the passphrase is hashed (an
+// address that loaded the page. Attempts are rate-limited per client key
+// (an IPv4 address or an IPv6 /64, ulule/limiter), counted before the passphrase is hashed (an
 // address is locked out after repeated wrong passphrases), and the
 // memory-hard checks are bounded across the process.
 package consent
@@ -20,10 +20,8 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
-
-	"github.com/ulule/limiter/v3"
-	"github.com/ulule/limiter/v3/drivers/store/memory"
 
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/core/scope"
@@ -32,7 +30,7 @@ import (
 // Config configures the page.
 type Config struct {
 	Hash Hash
-	// Rate bounds consent requests per client address (ulule format,
+	// Rate bounds consent requests per client key (ulule format,
 	// default "30-M").
 	Rate string
 	// MaxFailures wrong passphrases lock an address out for Lockout
@@ -47,12 +45,17 @@ type Config struct {
 	// shown again with 429 and Retry-After.
 	MaxChecks int
 	CheckWait time.Duration
-	// NonceTTL is how long a form stays valid (default 10 minutes); at
-	// most MaxNonces forms are outstanding (default 4096, the oldest go).
-	NonceTTL  time.Duration
-	MaxNonces int
-	// MaxAddresses bounds the client addresses whose failures are
-	// remembered (default 10000).
+	// NonceTTL is how long a form stays valid (default 10 minutes). Each
+	// client key (oauthserver.ClientKey: an IPv4 address or an IPv6 /64)
+	// holds at most MaxNoncesPerKey forms (default 4, its oldest go); at
+	// most MaxNonces are outstanding in all (default 16384; past it no
+	// form is shown, 503, until some expire).
+	NonceTTL        time.Duration
+	MaxNonces       int
+	MaxNoncesPerKey int
+	// MaxAddresses bounds the client keys whose failures are remembered
+	// (default 10000; past it a new key replaces the one with the fewest
+	// failures).
 	MaxAddresses int
 	// Notebooks, when set, lists Joplin's notebooks: the page asks the
 	// owner which to share (notebooks.go). Unset, a grant covers every
@@ -64,7 +67,7 @@ type Config struct {
 type Page struct {
 	cfg      Config
 	key      []byte
-	lim      *limiter.Limiter
+	lim      *oauthserver.AddrLimiter
 	attempts *attempts
 	nonces   *nonces
 	gate     *oauthserver.Gate
@@ -84,7 +87,7 @@ func New(cfg Config) (*Page, error) {
 	if cfg.Rate == "" {
 		cfg.Rate = "30-M"
 	}
-	rate, err := limiter.NewRateFromFormatted(cfg.Rate)
+	lim, err := oauthserver.NewAddrLimiter(cfg.Rate, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -100,13 +103,14 @@ func New(cfg Config) (*Page, error) {
 	cfg.MaxChecks = cmp.Or(cfg.MaxChecks, 2)
 	cfg.CheckWait = cmp.Or(cfg.CheckWait, 2*time.Second)
 	cfg.NonceTTL = cmp.Or(cfg.NonceTTL, 10*time.Minute)
-	cfg.MaxNonces = cmp.Or(cfg.MaxNonces, 4096)
+	cfg.MaxNonces = cmp.Or(cfg.MaxNonces, 16384)
+	cfg.MaxNoncesPerKey = cmp.Or(cfg.MaxNoncesPerKey, 4)
 	cfg.MaxAddresses = cmp.Or(cfg.MaxAddresses, 10000)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	return &Page{cfg: cfg, key: key, lim: limiter.New(memory.NewStore(), rate),
+	return &Page{cfg: cfg, key: key, lim: lim,
 		attempts: newAttempts(cfg.MaxFailures, cfg.Lockout, cfg.MaxAddresses, cfg.Now),
-		nonces:   newNonces(cfg.NonceTTL, cfg.MaxNonces, cfg.Now),
+		nonces:   newNonces(cfg.NonceTTL, cfg.MaxNonces, cfg.MaxNoncesPerKey, cfg.Now),
 		gate:     oauthserver.NewGate(cfg.MaxChecks, cfg.CheckWait),
 		matches:  cfg.Hash.Matches}, nil
 }
@@ -117,11 +121,12 @@ func New(cfg Config) (*Page, error) {
 func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest) oauthserver.Decision {
 	headers(w, req.RedirectURI)
 	addr := oauthserver.ClientAddr(r)
-	if lc, err := p.lim.Get(r.Context(), addr); err != nil || lc.Reached {
+	key := oauthserver.ClientKey(addr)
+	if !p.lim.Allow(r.Context(), addr) {
 		p.message(w, http.StatusTooManyRequests, "Too many requests from your address. Wait a minute and reload the page.")
 		return oauthserver.Pending
 	}
-	if p.attempts.locked(addr) {
+	if p.attempts.locked(key) {
 		p.lockedOut(w)
 		return oauthserver.Pending
 	}
@@ -156,7 +161,7 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 	if decision == "deny" {
 		return oauthserver.Denied
 	}
-	d := p.checkPassphrase(w, r, req, addr)
+	d := p.checkPassphrase(w, r, req, key)
 	if d != oauthserver.Approved {
 		return d
 	}
@@ -217,7 +222,13 @@ type formData struct {
 }
 
 func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, status int, problem string) {
-	nonce := p.nonces.issue(oauthserver.ClientAddr(r))
+	addr := oauthserver.ClientAddr(r)
+	nonce, ok := p.nonces.issue(addr, oauthserver.ClientKey(addr))
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.NonceTTL/time.Second)))
+		p.message(w, http.StatusServiceUnavailable, "Too many consent forms are open right now. Try again in a few minutes.")
+		return
+	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(p.cfg.NonceTTL / time.Second)})
 	d := formData{ClientName: req.ClientName, ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}

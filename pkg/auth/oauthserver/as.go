@@ -68,7 +68,7 @@ type Config struct {
 	CIMDTesting CIMDTesting
 	// RegisterRate bounds registrations, TokenRate token and revocation
 	// requests, AuthorizeRate authorization requests (each may fetch a
-	// client metadata document), per client address (ulule format;
+	// client metadata document), per client key (ClientKey; ulule format;
 	// defaults "10-M", "60-M", "60-M").
 	RegisterRate  string
 	TokenRate     string
