@@ -93,7 +93,17 @@ type Indexer struct {
 	state    State
 	notes    int
 	errMsg   string
+	// building: a build is under way; the writes made meanwhile wait in
+	// pending (at most maxPending; beyond, pendingLost) and are applied
+	// once the build is servable, so none falls between the build's reads
+	// and the first poll.
+	building    bool
+	pending     []joplin.Write
+	pendingLost bool
 }
+
+// maxPending bounds the writes kept during a build.
+const maxPending = 1000
 
 // New returns an Indexer for Joplin client c, which tells it of every
 // write made through c (Wrote). It does nothing until Start, Search or a
