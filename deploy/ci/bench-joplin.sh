@@ -9,7 +9,9 @@
 # Environment: NOTEBRIDGE_JOPLIN_IMAGE (default notebridge/joplin:3.5.1),
 # BENCH_NOTES (500), BENCH_CALLS (200), BENCH_BIN (a notebridge binary to
 # measure instead of building this tree), BENCH_BASELINE_BIN (a second
-# binary, e.g. an earlier commit's, timed in turn in the same run).
+# binary, e.g. an earlier commit's, timed in turn in the same run),
+# BENCH_SCOPED (when set: the second binary is this one limited by
+# --notebooks to the seeded notebook, issue 24).
 # BENCH_TASK=1 runs the scripted agent task of issue 25 instead (model-
 # visible bytes and Joplin requests per step, idle requests per minute for
 # BENCH_IDLE, default 3m, and the start-up count).
@@ -46,4 +48,4 @@ if [ -n "${BENCH_TASK:-}" ]; then
   exit 0
 fi
 "$work/benchjoplin" -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
-  -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}"
+  -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}" ${BENCH_SCOPED:+-scoped}

@@ -4,9 +4,12 @@
 # DevTools protocol (deploy/ci/oauth-client/consent-chromium.mjs, with the
 # pinned `ws`), against `notebridge mcp serve --oauth` behind the host's
 # Caddy with the repository's Caddyfile over HTTPS (deploy/ci/oauth-stack.sh).
-# The page must render (client name, scopes, form), the flow must complete
-# by typing the owner passphrase and clicking Approve, and the code the
-# browser brings back must be exchanged for tokens. The screenshot is kept
+# The page must render (client name, scopes, form, the notebook tree with
+# nothing checked), the flow must complete by checking two of the three
+# notebooks seeded here, typing the owner passphrase and clicking Approve,
+# the code the browser brings back must be exchanged for tokens, and
+# `search` with that token must find exactly the notes of the two notebooks
+# (issue #24). The screenshot is kept
 # as a CI artifact at $CI_ARTIFACTS/consent.png (default ci-artifacts/).
 # Chromium ignores certificate errors only for Caddy's internal CA
 # (--ignore-certificate-errors-spki-list with its intermediate's key hash)
@@ -23,6 +26,17 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 (cd deploy/ci/oauth-client && npm ci --no-audit --no-fund --silent)
 oauth_start_stack
+# Three notebooks, one note each, all matching "lemon"; the browser shares
+# Alpha and Beta only.
+joplin_token=$(cat "$OAUTH_WORK/joplin-token")
+seed() { # seed PATH JSON: POST to the fake Joplin, print the new id
+  curl -fsS -X POST -H 'Content-Type: application/json' --data-binary "$2" "$OAUTH_JOPLIN_URL$1?token=$joplin_token" |
+    sed -n 's/.*"id":"\([0-9a-f]*\)".*/\1/p'
+}
+for nb in Alpha Beta Gamma; do
+  id=$(seed /folders "{\"title\":\"$nb\"}")
+  seed /notes "{\"parent_id\":\"$id\",\"title\":\"$nb note\",\"body\":\"lemon $nb\"}" >/dev/null
+done
 # Chromium is stopped by the driver; should the driver die, by this trap.
 trap 'if [ -s "$OAUTH_WORK/chromium.pid" ]; then kill "$(cat "$OAUTH_WORK/chromium.pid")" 2>/dev/null || true; fi; oauth_cleanup' EXIT
 

@@ -6,7 +6,8 @@
 # under .local, so Caddy issues its certificate from its internal CA and
 # notebridge accepts it as a public origin. Clients reach it with
 #   curl --connect-to "$OAUTH_DOMAIN:443:127.0.0.1:$OAUTH_HTTPS_PORT" --cacert "$OAUTH_CA"
-# Sets OAUTH_WORK, OAUTH_BIN, OAUTH_STATE, OAUTH_HTTPS_PORT, OAUTH_CA; the
+# Sets OAUTH_WORK, OAUTH_BIN, OAUTH_STATE, OAUTH_HTTPS_PORT, OAUTH_CA,
+# OAUTH_JOPLIN_URL (the fake Joplin; its token is in $OAUTH_WORK/joplin-token); the
 # EXIT trap stops every process started here and removes OAUTH_WORK.
 export PATH="/usr/local/go/bin:$PATH"
 OAUTH_DOMAIN=notebridge.local
@@ -52,6 +53,7 @@ oauth_start_stack() {
   ci_pids+=($!)
   local joplin_url addr
   joplin_url=$(ci_wait_for "$OAUTH_WORK/fake.out" '^http://127\.0\.0\.1:[0-9]+' "${ci_pids[-1]}" 30)
+  OAUTH_JOPLIN_URL=$joplin_url
 
   OAUTH_STATE="$OAUTH_WORK/state"
   mkdir -p "$OAUTH_WORK/home"

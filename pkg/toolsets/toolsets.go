@@ -12,6 +12,7 @@ import (
 	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
 )
@@ -36,6 +37,10 @@ type Config struct {
 	// JoplinSync, when set, reads the sync state the Joplin container
 	// shares, for joplin_status and the conflict copies.
 	JoplinSync *syncstate.Reader
+	// JoplinView, when set, is the notebook-scope view installed on
+	// Joplin (scopeview.Install): searches of the index and
+	// joplin_status honour it too.
+	JoplinView *scopeview.View
 	OKF        okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
@@ -80,6 +85,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 		}
 		if cfg.JoplinSync != nil {
 			opts = append(opts, joplinops.WithSyncState(cfg.JoplinSync))
+		}
+		if cfg.JoplinView != nil {
+			opts = append(opts, joplinops.WithNotebookView(cfg.JoplinView))
 		}
 		if cfg.JoplinSearchIndex != nil {
 			opts = append(opts, joplinops.WithSearchIndex(cfg.JoplinSearchIndex))

@@ -20,6 +20,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
@@ -39,6 +40,9 @@ type app struct {
 	// syncRequests asks the Joplin container for a sync after each write
 	// (nil without --sync-state-dir).
 	syncRequests *syncstate.Requester
+	// view narrows every Joplin request to its caller's notebooks; the
+	// consent page lists the notebook tree from it.
+	view *scopeview.View
 }
 
 // close stops the search index's and the sync requests' background work.
@@ -116,9 +120,13 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	guard := identity.New(jc, c.StateDir, log)
 	guard.OnAccept = index.Rebuild
 	jc.SetGuard(guard)
+	// Every request an operation makes of Joplin passes the caller's
+	// notebook scope.
+	view := scopeview.Install(jc, limits.MaxScan, syncState.Generation)
 	reg, err := toolsets.Build(toolsets.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
-		Enabled: enabled, ReadOnly: c.ReadOnly,
+		JoplinView: view,
+		Enabled:    enabled, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
@@ -129,7 +137,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests}
+	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests, view: view}
 	if core != nil {
 		a.mcpOpts = []mcpadapter.ServerOption{mcpadapter.Core(core, toolsets.CoreHidden)}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
@@ -44,6 +45,15 @@ type config struct {
 	EmbeddingsURL     string
 	EmbeddingsModel   string
 	EmbeddingsKeyFile string
+
+	// Notebook scopes (notebookscope settings): stdio's, the static MCP
+	// token's and the Actions token's. Unset: every notebook.
+	Notebooks             string
+	WriteNotebooks        string
+	MCPNotebooks          string
+	MCPWriteNotebooks     string
+	ActionsNotebooks      string
+	ActionsWriteNotebooks string
 
 	ActionsEnabled       bool
 	ActionsTokenFile     string
@@ -106,11 +116,15 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.Var(&c.MemoryLimit, "memory-limit", "soft memory limit of the Go runtime, a `size` such as 64MiB or 1GiB, or off. "+
 		"Near it the garbage collector works harder; it never stops the process. The GOMEMLIMIT environment variable, when set, wins")
 	fs.StringVar(&c.OKFRoots, "okf-roots", "", "comma-separated absolute directories that OKF bundle_path must lie in; when set, OKF tools are also served over MCP HTTP (never over Actions)")
+	if !withHTTP {
+		bindNotebookFlags(fs, &c.Notebooks, &c.WriteNotebooks, "", "the stdio client")
+	}
 	fs.StringVar(&c.EmbeddingsURL, "embeddings-url", "", "base URL of an OpenAI-compatible embeddings API you run (e.g. http://localhost:11434/v1 for Ollama; /embeddings is appended); "+
 		"when set, note text is sent there to search by meaning. Off when empty: nothing leaves the machine")
 	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", "", "embedding model name sent to --embeddings-url (e.g. nomic-embed-text)")
 	fs.StringVar(&c.EmbeddingsKeyFile, "embeddings-key-file", "", "file (mode 0600) holding the key sent to --embeddings-url as a bearer token; none when empty")
 	if withHTTP {
+		bindNotebookFlags(fs, &c.MCPNotebooks, &c.MCPWriteNotebooks, "mcp-", "the static MCP bearer token")
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
 		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")
 		fs.StringVar(&c.AllowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed besides loopback")
@@ -123,6 +137,33 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 		fs.IntVar(&c.MCPMaxStreamsPerCredential, "mcp-max-streams-per-credential", mcpadapter.DefaultMaxStreamsPerCredential, "open GET /mcp streams allowed per bearer token")
 		fs.DurationVar(&c.MCPStreamIdleTimeout, "mcp-stream-idle-timeout", mcpadapter.DefaultStreamIdleTimeout, "a GET /mcp stream that carries nothing for this long is closed")
 	}
+}
+
+// notebookHelp says how a notebook setting names notebooks.
+const notebookHelp = "comma-separated notebooks by id or path (Work/Clients; a title containing / or , is named by id), " +
+	"each with its sub-notebooks, present and future; * or unset: every notebook"
+
+// bindNotebookFlags registers --<prefix>notebooks and
+// --<prefix>write-notebooks for who.
+func bindNotebookFlags(fs *flag.FlagSet, read, write *string, prefix, who string) {
+	fs.StringVar(read, prefix+"notebooks", "", "notebooks "+who+" may read and write: "+notebookHelp)
+	fs.StringVar(write, prefix+"write-notebooks", "", "narrows the notebooks "+who+" may write (within --"+prefix+"notebooks)")
+}
+
+// notebookScope reads the settings --<prefix>notebooks and
+// --<prefix>write-notebooks; nil when neither is set (every notebook).
+func notebookScope(prefix, read, write string) (*notebookscope.Scope, error) {
+	if strings.TrimSpace(read) == "" && strings.TrimSpace(write) == "" {
+		return nil, nil
+	}
+	if strings.TrimSpace(read) == "" {
+		read = "*"
+	}
+	sc, err := notebookscope.Parse(read, write)
+	if err != nil {
+		return nil, fmt.Errorf("--%snotebooks / --%swrite-notebooks: %w", prefix, prefix, err)
+	}
+	return &sc, nil
 }
 
 // parse applies NOTEBRIDGE_* variables for flags not set on the command line.

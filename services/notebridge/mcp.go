@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
@@ -28,6 +29,10 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	defer a.close()
+	notebooks, err := notebookScope("", c.Notebooks, c.WriteNotebooks)
+	if err != nil {
+		return err
+	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, false) // stdio opens no socket until a call
 	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version, a.mcpOpts...)
 	a.notifyResources(srv)
@@ -35,7 +40,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// collect it and hand its pages back while the client's first message
 	// is on its way, so the idle process holds about 2 MiB less.
 	go debug.FreeOSMemory()
-	return mcpadapter.ServeStdio(ctx, srv, stdin, stdout, int(c.MaxRequestBytes)+1<<20, a.log)
+	return mcpadapter.ServeStdioAs(ctx, principal.Stdio().Within(notebooks), srv, stdin, stdout, int(c.MaxRequestBytes)+1<<20, a.log)
 }
 
 // runMCPServe serves MCP Streamable HTTP with health routes until ctx ends.
@@ -90,12 +95,17 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		}
 		origins = append(origins, origin) // the consent form posts from it
 	}
+	notebooks, err := notebookScope("mcp-", c.MCPNotebooks, c.MCPWriteNotebooks)
+	if err != nil {
+		return listener{}, err
+	}
 	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version, a.mcpOpts...)
 	a.notifyResources(srv)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
 		Token:          token,
 		AllowedOrigins: origins,
 		OAuth:          oc,
+		TokenNotebooks: notebooks,
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
 		Health:         a.joplinHealth(),

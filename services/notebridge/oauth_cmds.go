@@ -93,9 +93,10 @@ func listGrants(op *oauthserver.Operator, stdout io.Writer) error {
 	}
 	rows := make([][]any, 0, len(grants))
 	for _, g := range grants {
-		rows = append(rows, []any{g.ID, g.ClientID, strconv.Quote(g.ClientName), strings.Join(g.Scopes, ","), stamp(g.Created), stamp(g.LastUsed)})
+		rows = append(rows, []any{g.ID, g.ClientID, strconv.Quote(g.ClientName), strings.Join(g.Scopes, ","),
+			strconv.Quote(g.Notebooks), stamp(g.Created), stamp(g.LastUsed)})
 	}
-	return printTable(stdout, "GRANT\tCLIENT\tNAME (CLAIMED)\tSCOPES\tCREATED\tLAST USED", rows)
+	return printTable(stdout, "GRANT\tCLIENT\tNAME (CLAIMED)\tSCOPES\tNOTEBOOKS\tCREATED\tLAST USED", rows)
 }
 
 // printTable writes a header and rows in aligned columns. Names a client

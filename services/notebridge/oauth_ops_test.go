@@ -37,7 +37,9 @@ func (s *oauthServer) grant(name string) (client, access, refresh string) {
 	}
 	cookie, _, _ := strings.Cut(resp.Header.Get("Set-Cookie"), ";")
 	passphrase, _ := os.ReadFile(filepath.Join(s.state, "owner-passphrase"))
-	approve := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"}}.Encode()
+	// Joplin is unreachable here: the page offers only "all notebooks".
+	approve := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"},
+		"all_notebooks": {"1"}}.Encode()
 	resp, _ = s.send(http.MethodPost, "/oauth/authorize?"+q, approve, map[string]string{
 		"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie, "Origin": origin})
 	loc, _ := url.Parse(resp.Header.Get("Location"))

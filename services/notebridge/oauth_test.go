@@ -142,7 +142,13 @@ func TestOAuthEndToEnd(t *testing.T) {
 	}
 	cookie := resp.Header.Get("Set-Cookie")
 	cookie = cookie[:strings.Index(cookie, ";")]
-	approve := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"}}.Encode()
+	// Joplin is unreachable here: the page offers only "all notebooks",
+	// and an approval sharing none is refused.
+	if !strings.Contains(page, `name="all_notebooks"`) || !strings.Contains(page, "could not be listed") {
+		t.Fatalf("the consent page does not ask for notebooks: %s", page)
+	}
+	approve := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"},
+		"all_notebooks": {"1"}}.Encode()
 	resp, _ = s.send(http.MethodPost, "/oauth/authorize?"+q, approve, map[string]string{
 		"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie, "Origin": origin})
 	loc, _ := url.Parse(resp.Header.Get("Location"))

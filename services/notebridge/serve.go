@@ -59,6 +59,7 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 	fs.StringVar(&c.ActionsOrigin, "actions-origin", "", "public https origin of the OpenAPI document, overriding https://DOMAIN (also read from "+envOrigin+")")
 	fs.StringVar(&c.ActionsRate, "actions-rate", "120-M", "authenticated Actions requests allowed per credential (count-S|M|H)")
 	fs.IntVar(&c.ActionsMaxConcurrent, "actions-max-concurrent", 8, "Actions calls executing at once")
+	bindNotebookFlags(fs, &c.ActionsNotebooks, &c.ActionsWriteNotebooks, "actions-", "the Actions bearer token")
 }
 
 // actionsListener binds GPT Actions on c.ActionsListen after checking that
@@ -75,9 +76,13 @@ func actionsListener(c *config, a *app) (listener, error) {
 	if err != nil {
 		return listener{}, err
 	}
+	notebooks, err := notebookScope("actions-", c.ActionsNotebooks, c.ActionsWriteNotebooks)
+	if err != nil {
+		return listener{}, err
+	}
 	h, err := actions.NewHandler(a.exec, actions.Config{
 		Token: token, MaxBodyBytes: c.MaxRequestBytes, MaxConcurrent: c.ActionsMaxConcurrent,
-		Rate: c.ActionsRate, Document: doc, DocumentError: docErr,
+		Rate: c.ActionsRate, Document: doc, DocumentError: docErr, TokenNotebooks: notebooks,
 	})
 	if err != nil {
 		return listener{}, err

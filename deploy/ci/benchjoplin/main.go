@@ -39,14 +39,18 @@ func main() {
 	notes := flag.Int("notes", 500, "notes to seed into one notebook")
 	n := flag.Int("n", 200, "timed calls per operation and path")
 	baseline := flag.String("baseline-bin", "", "a second notebridge binary (say, an earlier commit's) timed in turn with -bin")
+	scoped := flag.Bool("scoped", false, "time, in turn with -bin, the same binary limited by --notebooks to the seeded notebook (issue 24)")
 	task := flag.Bool("task", false, "run the scripted agent task (search, read, change one line, tag, read again) and the idle count instead")
 	idle := flag.Duration("idle", 3*time.Minute, "with -task: how long to count the idle Joplin requests")
 	flag.Parse()
+	if *scoped && *baseline != "" {
+		log.Fatal("-scoped and -baseline-bin both take the second column; choose one")
+	}
 	var err error
 	if *task {
 		err = runTask(*joplinURL, *tokenFile, *bin, *notes, *idle)
 	} else {
-		err = run(*joplinURL, *tokenFile, *bin, *baseline, *notes, *n)
+		err = run(*joplinURL, *tokenFile, *bin, *baseline, *scoped, *notes, *n)
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -273,7 +277,7 @@ func newREST(joplinURL, tokenFile string) (rest, error) {
 	return rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}, nil
 }
 
-func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
+func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n int) error {
 	r, err := newREST(joplinURL, tokenFile)
 	if err != nil {
 		return err
@@ -307,17 +311,24 @@ func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
 	}
 	defer counted.close()
 	var base *bridge
-	if baselineBin != "" {
+	switch {
+	case baselineBin != "":
 		if base, err = startBridge(baselineBin, joplinURL, tokenFile, mustTemp()); err != nil {
 			return fmt.Errorf("start baseline bridge: %w", err)
 		}
 		defer base.close()
+	case scoped:
+		if base, err = startBridge(bin, joplinURL, tokenFile, mustTemp(), "--notebooks", folder); err != nil {
+			return fmt.Errorf("start scoped bridge: %w", err)
+		}
+		defer base.close()
+		baselineBin = bin + " --notebooks <the seeded notebook>"
 	}
 
 	fmt.Printf("%d timed calls per operation and path, interleaved (REST, bridge, REST, ...) after 20 warm-up pairs\n\n", n)
 	if base != nil {
 		fmt.Printf("baseline: %s, timed in turn (REST, bridge, baseline, ...)\n\n", baselineBin)
-		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | baseline median | baseline ratio | Joplin requests per bridge call |\n|---|---|---|---|---|---|---|\n")
+		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | baseline median | baseline ratio | baseline / bridge | Joplin requests per bridge call |\n|---|---|---|---|---|---|---|---|\n")
 	} else {
 		fmt.Printf("| Operation | REST median | bridge (MCP stdio) median | ratio | Joplin requests per bridge call |\n|---|---|---|---|---|\n")
 	}
@@ -357,7 +368,8 @@ func run(joplinURL, tokenFile, bin, baselineBin string, notes, n int) error {
 		mr, mb := median(viaREST), median(viaBridge)
 		if base != nil {
 			mbase := median(viaBase)
-			fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), ms(mbase), float64(mbase)/float64(mr), perCall)
+			fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.3f ms | %.2f× | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr),
+				ms(mbase), float64(mbase)/float64(mr), float64(mbase)/float64(mb), perCall)
 			continue
 		}
 		fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), perCall)

@@ -15,7 +15,7 @@ page=$("${c[@]}" "$url")
 csrf=$(printf '%s' "$page" | sed -n 's/.*name="csrf" value="\([^"]*\)".*/\1/p' | head -n 1)
 if [ -z "$csrf" ]; then echo "consent-browser: no consent form at the authorization URL" >&2; exit 1; fi
 callback=$(printf '%s' "$OAUTH_PASSPHRASE" | "${c[@]}" -o /dev/null -w '%{redirect_url}' \
-  -H "Origin: https://$OAUTH_DOMAIN" --data-urlencode "csrf=$csrf" --data-urlencode "decision=approve" \
+  -H "Origin: https://$OAUTH_DOMAIN" --data-urlencode "csrf=$csrf" --data-urlencode "decision=approve" --data-urlencode "all_notebooks=1" \
   --data-urlencode "passphrase@-" "$url")
 case "$callback" in
   http://localhost:*/*code=*|http://127.0.0.1:*/*code=*) ;;

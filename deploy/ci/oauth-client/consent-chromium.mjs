@@ -1,10 +1,13 @@
 // The owner's consent page in a real browser (deploy/ci/consent-chromium.sh):
 // Debian's headless Chromium, driven over the DevTools protocol, opens the
 // authorization URL through Caddy over HTTPS, the page must render (client
-// name, scopes, the form; a screenshot is saved), the passphrase is typed
-// and Approve clicked, and the browser must arrive at the client's redirect
-// URI with a code that the token endpoint then accepts with the PKCE
-// verifier. No token, code or passphrase is printed.
+// name, scopes, the form, the notebook tree with nothing checked; a
+// screenshot is saved), the notebooks Alpha and Beta are checked, the
+// passphrase is typed and Approve clicked, and the browser must arrive at
+// the client's redirect URI with a code that the token endpoint then
+// accepts with the PKCE verifier; `search` over MCP with the access token
+// finds exactly the notes of Alpha and Beta (not Gamma's). No token, code
+// or passphrase is printed.
 //
 // Environment: OAUTH_DOMAIN, OAUTH_HTTPS_PORT, OAUTH_CA, OAUTH_CA_SPKI (the
 // SPKI hash of Caddy's intermediate, the only certificate whose errors
@@ -132,6 +135,18 @@ try {
   assert.ok(v.text.includes('calls itself') && v.text.includes('not verified'), 'the client name is shown as its unverified claim');
   assert.equal(v.scripts, 0, 'no script on the page (the client name is escaped)');
   assert.ok(v.form && v.box && v.box.w > 0 && v.box.h > 0, 'the form and a visible Approve button');
+  const boxes = JSON.parse(await evaluate(`JSON.stringify({
+    labels: [...document.querySelectorAll('#notebooks label')].map((l) => l.innerText.trim()),
+    checked: document.querySelectorAll('input[type=checkbox]:checked').length })`));
+  for (const want of ['All notebooks', 'Alpha', 'Beta', 'Gamma']) {
+    assert.ok(boxes.labels.includes(want), `the notebook tree offers ${want}: ${boxes.labels}`);
+  }
+  assert.equal(boxes.checked, 0, 'nothing is checked when the page opens');
+  const picked = await evaluate(`[...document.querySelectorAll('#notebooks label')]
+    .filter((l) => ['Alpha', 'Beta'].includes(l.innerText.trim()))
+    .map((l) => { l.querySelector('input').click(); return l.innerText.trim(); }).join(',')`);
+  assert.equal(picked, 'Alpha,Beta', 'the notebooks Alpha and Beta checked');
+  ok('the page shows the notebook tree with nothing checked; Alpha and Beta checked');
   const shot = await cdp('Page.captureScreenshot', { format: 'png' });
   const shotPath = need('CONSENT_SCREENSHOT');
   mkdirSync(dirname(shotPath), { recursive: true });
@@ -165,6 +180,38 @@ try {
   assert.ok(body.access_token, 'an access token');
   assert.equal(body.scope.split(' ').sort().join(' '), 'notes:read okf:read'.split(' ').sort().join(' '));
   ok('the code from the browser flow is exchanged for tokens with the approved scopes');
+
+  // search with the grant finds exactly the notes of Alpha and Beta. The
+  // index builds in the background; until it is ready Joplin's search
+  // answers (narrowed the same way), so poll for the index's answer.
+  const mcp = (msg, sid) => undiciFetch(new URL('/mcp', origin), {
+    method: 'POST', dispatcher, body: JSON.stringify(msg),
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${body.access_token}`, ...(sid ? { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-06-18' } : {}) },
+  });
+  const decode = async (res) => {
+    const text = await res.text();
+    const data = text.split('\n').find((l) => l.startsWith('data:'));
+    return JSON.parse(data ? data.slice(5) : text);
+  };
+  const init = await mcp({ jsonrpc: '2.0', id: 1, method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'consent-chromium', version: '1' } } });
+  assert.equal(init.status, 200, `initialize: ${init.status}`);
+  const sid = init.headers.get('mcp-session-id');
+  await (await mcp({ jsonrpc: '2.0', method: 'notifications/initialized' }, sid)).text();
+  let found;
+  for (let i = 0; i < 150; i++) {
+    const r = await decode(await mcp({ jsonrpc: '2.0', id: 10 + i, method: 'tools/call',
+      params: { name: 'search', arguments: { query: 'lemon' } } }, sid));
+    assert.ok(r.result && !r.result.isError, `search: ${JSON.stringify(r).slice(0, 300)}`);
+    found = r.result.structuredContent;
+    if (found.index === 'ready') break;
+    await sleep(200);
+  }
+  assert.equal(found.index, 'ready', 'the search index answered');
+  assert.deepEqual(found.items.map((h) => h.title).sort(), ['Alpha note', 'Beta note'],
+    `search with the grant finds exactly the shared notebooks' notes: ${found.items.map((h) => h.title)}`);
+  ok('search with the grant finds exactly the notes of the two notebooks checked');
   ws.close();
   console.log(`consent-chromium: all ${n} checks passed`);
 } finally {

@@ -152,7 +152,7 @@ try {
   assert.equal(wrong.headers.location, undefined, 'a wrong passphrase does not redirect');
   const csrf2 = wrong.body.match(/name="csrf" value="([^"]+)"/)?.[1] ?? csrf;
   const approved = curl(['--data-binary', '@-', authURL.href],
-    new URLSearchParams({ csrf: csrf2, passphrase, decision: 'approve' }).toString());
+    new URLSearchParams({ csrf: csrf2, passphrase, decision: 'approve', all_notebooks: '1' }).toString());
   assert.ok([302, 303].includes(approved.status), `approval redirects: ${approved.status}`);
   const back = new URL(approved.headers.location[0]);
   assert.equal(`${back.origin}${back.pathname}`, redirectURL, 'back to the registered redirect URI');

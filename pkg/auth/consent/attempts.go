@@ -10,14 +10,17 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 )
 
-// attempts counts the passphrase checks of each client address for the
-// lockout. A check is reserved before it runs, so concurrent posts from
+// attempts counts the passphrase checks of each client key
+// (oauthserver.ClientKey: an IPv4 address or an IPv6 /64) for the lockout. A check is reserved before it runs, so concurrent posts from
 // one address run at most max checks before the lockout; a wrong
 // passphrase turns its reservation into a failure, the right one clears
 // the failures, and a check that did not run gives its reservation back.
-// Failures are forgotten lockout after the latest; at most maxAddrs
-// addresses are remembered, and when that many are live new addresses are
-// refused (closed) until some expire.
+// Failures are forgotten lockout after the latest; at most maxAddrs keys
+// are remembered. When that many are live, a new key takes the place of
+// the one with the fewest failures (the oldest latest failure among
+// equals) and no check in flight, so a flood of failing keys cannot keep
+// a key that has not failed from checking; only when every entry has a
+// check in flight is the new key refused.
 type attempts struct {
 	mu       sync.Mutex
 	max      int
@@ -52,11 +55,11 @@ func (a *attempts) expire(e *attempt, now time.Time) {
 	}
 }
 
-// locked reports whether addr has used up its failures.
-func (a *attempts) locked(addr string) bool {
+// locked reports whether key has used up its failures.
+func (a *attempts) locked(key string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	e := a.m[addr]
+	e := a.m[key]
 	if e == nil {
 		return false
 	}
@@ -73,21 +76,21 @@ const (
 	tableIsFull             // no further address can be remembered
 )
 
-// reserve counts a check for addr before it runs.
-func (a *attempts) reserve(addr string) reservation {
+// reserve counts a check for key before it runs.
+func (a *attempts) reserve(key string) reservation {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	now := a.now()
-	e := a.m[addr]
+	e := a.m[key]
 	if e == nil {
 		if len(a.m) >= a.maxAddrs {
 			a.prune(now)
 		}
-		if len(a.m) >= a.maxAddrs {
+		if len(a.m) >= a.maxAddrs && !a.evictOne() {
 			return tableIsFull
 		}
 		e = &attempt{}
-		a.m[addr] = e
+		a.m[key] = e
 	}
 	a.expire(e, now)
 	if e.failed+e.pending >= a.max {
@@ -97,11 +100,11 @@ func (a *attempts) reserve(addr string) reservation {
 	return reserved
 }
 
-// settle ends a reservation of addr.
-func (a *attempts) settle(addr string, o outcome) {
+// settle ends a reservation of key.
+func (a *attempts) settle(key string, o outcome) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	e := a.m[addr]
+	e := a.m[key]
 	if e == nil {
 		return
 	}
@@ -114,28 +117,50 @@ func (a *attempts) settle(addr string, o outcome) {
 		e.failed = 0
 	}
 	if e.failed == 0 && e.pending == 0 {
-		delete(a.m, addr)
+		delete(a.m, key)
 	}
 }
 
-// prune drops the addresses with nothing in flight and no failure left
+// prune drops the keys with nothing in flight and no failure left
 // to remember. The caller holds mu.
 func (a *attempts) prune(now time.Time) {
-	for addr, e := range a.m {
+	for key, e := range a.m {
 		a.expire(e, now)
 		if e.failed == 0 && e.pending == 0 {
-			delete(a.m, addr)
+			delete(a.m, key)
 		}
 	}
+}
+
+// evictOne forgets the entry with the fewest failures, the oldest latest
+// failure among equals, that has no check in flight. It reports whether
+// one was found. The caller holds mu.
+func (a *attempts) evictOne() bool {
+	var victim string
+	var v *attempt
+	for k, e := range a.m {
+		if e.pending > 0 {
+			continue
+		}
+		if v == nil || e.failed < v.failed || e.failed == v.failed && e.last.Before(v.last) {
+			victim, v = k, e
+		}
+	}
+	if v == nil {
+		return false
+	}
+	delete(a.m, victim)
+	return true
 }
 
 // checkPassphrase runs the argon2id check of a posted approval. The
 // attempt is reserved first: an address with no failure left, or one the
 // full address table cannot hold, gets 429 and no check. Then a slot of
 // the global gate is awaited; none in time gives 429 with Retry-After,
-// the form again and the reservation back.
-func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, addr string) oauthserver.Decision {
-	switch p.attempts.reserve(addr) {
+// the form again and the reservation back. key is the client's
+// oauthserver.ClientKey.
+func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, key string) oauthserver.Decision {
+	switch p.attempts.reserve(key) {
 	case spent:
 		p.lockedOut(w)
 		return oauthserver.Pending
@@ -145,7 +170,7 @@ func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauth
 		return oauthserver.Pending
 	}
 	if err := p.gate.Enter(r.Context()); err != nil {
-		p.attempts.settle(addr, checkNotRun)
+		p.attempts.settle(key, checkNotRun)
 		w.Header().Set("Retry-After", strconv.Itoa(p.gate.RetryAfter()))
 		p.form(w, r, req, http.StatusTooManyRequests, "Many passphrases are being checked right now. Wait a moment, then try again.")
 		return oauthserver.Pending
@@ -157,11 +182,11 @@ func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauth
 	runtime.GC()
 	p.gate.Leave()
 	if !ok {
-		p.attempts.settle(addr, checkWrong)
+		p.attempts.settle(key, checkWrong)
 		p.form(w, r, req, http.StatusUnauthorized, "Wrong passphrase.")
 		return oauthserver.Pending
 	}
-	p.attempts.settle(addr, checkRight)
+	p.attempts.settle(key, checkRight)
 	return oauthserver.Approved
 }
 

@@ -96,6 +96,7 @@ func repeat(addr string, n int) []string {
 func TestConcurrentWrongPassphrasesHashFiveTimes(t *testing.T) {
 	ct := newConsentTest(t, "1000-M", `"Client"`)
 	ct.page.gate = oauthserver.NewGate(2, time.Hour) // however slow the checks, none is turned away
+	ct.page.nonces = newNonces(10*time.Minute, 100, 60, func() time.Time { return ct.now })
 	checks := ct.countChecks()
 	const addr = "198.51.100.7"
 	q := ct.query()
@@ -230,8 +231,8 @@ func TestConsentRefusals(t *testing.T) {
 			ct.now = ct.now.Add(11 * time.Minute)
 			return addr, f
 		}, 403, "expired", ""},
-		{"form evicted past MaxNonces", func() (string, form) {
-			ct.page.nonces = newNonces(10*time.Minute, 3, func() time.Time { return ct.now })
+		{"form evicted past MaxNoncesPerKey", func() (string, form) {
+			ct.page.nonces = newNonces(10*time.Minute, 100, 3, func() time.Time { return ct.now })
 			f := ct.forms(addr, q, 4)
 			return addr, f[0]
 		}, 403, "expired", ""},
@@ -278,7 +279,7 @@ func TestCancelledWaitGivesTheAttemptBack(t *testing.T) {
 	}
 	const addr = "192.0.2.44"
 	q := ct.query()
-	nonce := ct.page.nonces.issue(addr)
+	nonce, _ := ct.page.nonces.issue(addr, addr)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	r := httptest.NewRequestWithContext(ctx, http.MethodPost, oauthserver.AuthorizePath+"?"+q, strings.NewReader(approve(ct.page.csrf(nonce, q), passphrase).Encode()))

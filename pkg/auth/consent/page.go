@@ -4,8 +4,8 @@
 // scopes asked for, and approves with the owner passphrase (argon2id hash).
 // Forms carry a CSRF token bound to a cookie and to the exact request;
 // the cookie's nonce is single-use, short-lived and bound to the client
-// address that loaded the page. Attempts are rate-limited per client
-// address (ulule/limiter), counted before the passphrase is hashed (an
+// address that loaded the page. Attempts are rate-limited per client key
+// (an IPv4 address or an IPv6 /64, ulule/limiter), counted before the passphrase is hashed (an
 // address is locked out after repeated wrong passphrases), and the
 // memory-hard checks are bounded across the process.
 package consent
@@ -20,10 +20,8 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
-
-	"github.com/ulule/limiter/v3"
-	"github.com/ulule/limiter/v3/drivers/store/memory"
 
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/core/scope"
@@ -32,7 +30,7 @@ import (
 // Config configures the page.
 type Config struct {
 	Hash Hash
-	// Rate bounds consent requests per client address (ulule format,
+	// Rate bounds consent requests per client key (ulule format,
 	// default "30-M").
 	Rate string
 	// MaxFailures wrong passphrases lock an address out for Lockout
@@ -47,20 +45,29 @@ type Config struct {
 	// shown again with 429 and Retry-After.
 	MaxChecks int
 	CheckWait time.Duration
-	// NonceTTL is how long a form stays valid (default 10 minutes); at
-	// most MaxNonces forms are outstanding (default 4096, the oldest go).
-	NonceTTL  time.Duration
-	MaxNonces int
-	// MaxAddresses bounds the client addresses whose failures are
-	// remembered (default 10000).
+	// NonceTTL is how long a form stays valid (default 10 minutes). Each
+	// client key (oauthserver.ClientKey: an IPv4 address or an IPv6 /64)
+	// holds at most MaxNoncesPerKey forms (default 4, its oldest go); at
+	// most MaxNonces are outstanding in all (default 16384; past it no
+	// form is shown, 503, until some expire).
+	NonceTTL        time.Duration
+	MaxNonces       int
+	MaxNoncesPerKey int
+	// MaxAddresses bounds the client keys whose failures are remembered
+	// (default 10000; past it a new key replaces the one with the fewest
+	// failures).
 	MaxAddresses int
+	// Notebooks, when set, lists Joplin's notebooks: the page asks the
+	// owner which to share (notebooks.go). Unset, a grant covers every
+	// notebook.
+	Notebooks Tree
 }
 
 // Page implements oauthserver.Consent.
 type Page struct {
 	cfg      Config
 	key      []byte
-	lim      *limiter.Limiter
+	lim      *oauthserver.AddrLimiter
 	attempts *attempts
 	nonces   *nonces
 	gate     *oauthserver.Gate
@@ -80,7 +87,7 @@ func New(cfg Config) (*Page, error) {
 	if cfg.Rate == "" {
 		cfg.Rate = "30-M"
 	}
-	rate, err := limiter.NewRateFromFormatted(cfg.Rate)
+	lim, err := oauthserver.NewAddrLimiter(cfg.Rate, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -96,13 +103,14 @@ func New(cfg Config) (*Page, error) {
 	cfg.MaxChecks = cmp.Or(cfg.MaxChecks, 2)
 	cfg.CheckWait = cmp.Or(cfg.CheckWait, 2*time.Second)
 	cfg.NonceTTL = cmp.Or(cfg.NonceTTL, 10*time.Minute)
-	cfg.MaxNonces = cmp.Or(cfg.MaxNonces, 4096)
+	cfg.MaxNonces = cmp.Or(cfg.MaxNonces, 16384)
+	cfg.MaxNoncesPerKey = cmp.Or(cfg.MaxNoncesPerKey, 4)
 	cfg.MaxAddresses = cmp.Or(cfg.MaxAddresses, 10000)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	return &Page{cfg: cfg, key: key, lim: limiter.New(memory.NewStore(), rate),
+	return &Page{cfg: cfg, key: key, lim: lim,
 		attempts: newAttempts(cfg.MaxFailures, cfg.Lockout, cfg.MaxAddresses, cfg.Now),
-		nonces:   newNonces(cfg.NonceTTL, cfg.MaxNonces, cfg.Now),
+		nonces:   newNonces(cfg.NonceTTL, cfg.MaxNonces, cfg.MaxNoncesPerKey, cfg.Now),
 		gate:     oauthserver.NewGate(cfg.MaxChecks, cfg.CheckWait),
 		matches:  cfg.Hash.Matches}, nil
 }
@@ -113,11 +121,12 @@ func New(cfg Config) (*Page, error) {
 func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest) oauthserver.Decision {
 	headers(w, req.RedirectURI)
 	addr := oauthserver.ClientAddr(r)
-	if lc, err := p.lim.Get(r.Context(), addr); err != nil || lc.Reached {
+	key := oauthserver.ClientKey(addr)
+	if !p.lim.Allow(r.Context(), addr) {
 		p.message(w, http.StatusTooManyRequests, "Too many requests from your address. Wait a minute and reload the page.")
 		return oauthserver.Pending
 	}
-	if p.attempts.locked(addr) {
+	if p.attempts.locked(key) {
 		p.lockedOut(w)
 		return oauthserver.Pending
 	}
@@ -126,7 +135,7 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 		return oauthserver.Pending
 	}
 	for k := range r.PostForm {
-		if k != "csrf" && k != "passphrase" && k != "decision" {
+		if k != "csrf" && k != "passphrase" && k != "decision" && k != fieldAll && k != fieldRead && k != fieldWrite {
 			p.message(w, http.StatusBadRequest, "The form carries unexpected fields.")
 			return oauthserver.Pending
 		}
@@ -152,7 +161,16 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 	if decision == "deny" {
 		return oauthserver.Denied
 	}
-	return p.checkPassphrase(w, r, req, addr)
+	d := p.checkPassphrase(w, r, req, key)
+	if d != oauthserver.Approved {
+		return d
+	}
+	// Checked after the passphrase, so a wrong one is told as such.
+	if problem := p.checkNotebooks(r.PostForm); problem != "" {
+		p.form(w, r, req, http.StatusBadRequest, problem)
+		return oauthserver.Pending
+	}
+	return d
 }
 
 // csrf binds a form to its cookie nonce and to the exact request query.
@@ -197,10 +215,20 @@ var scopeText = map[scope.Scope]string{
 type formData struct {
 	ClientName, ClientID, RedirectSite, RedirectHost, CSRF, Error string
 	Scopes                                                        []string
+	// AskNotebooks shows the notebook choice: Notebooks (empty when
+	// NotebooksUnavailable), with a write column when CanWrite.
+	AskNotebooks, CanWrite, NotebooksUnavailable bool
+	Notebooks                                    []notebookNode
 }
 
 func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, status int, problem string) {
-	nonce := p.nonces.issue(oauthserver.ClientAddr(r))
+	addr := oauthserver.ClientAddr(r)
+	nonce, ok := p.nonces.issue(addr, oauthserver.ClientKey(addr))
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.NonceTTL/time.Second)))
+		p.message(w, http.StatusServiceUnavailable, "Too many consent forms are open right now. Try again in a few minutes.")
+		return
+	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(p.cfg.NonceTTL / time.Second)})
 	d := formData{ClientName: req.ClientName, ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
@@ -209,6 +237,7 @@ func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.Cons
 	for _, s := range req.Scopes.List() {
 		d.Scopes = append(d.Scopes, string(s)+": "+scopeText[s])
 	}
+	p.notebookForm(r.Context(), req, &d)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_ = formPage.Execute(w, d)
@@ -237,6 +266,12 @@ Client ID <code>{{.ClientID}}</code>.</p>
 {{if .Error}}<p role="alert"><strong>{{.Error}}</strong></p>{{end}}
 <form method="post">
 <input type="hidden" name="csrf" value="{{.CSRF}}">
+{{if .AskNotebooks}}<fieldset id="notebooks"><legend>Notebooks it may use</legend>
+<p>Only the notebooks you check, with the notebooks inside them (also ones created later), are shared. Everything else stays invisible to the application.</p>
+<p><label><input type="checkbox" name="all_notebooks" value="1" id="all-notebooks"> All notebooks</label></p>
+{{if .NotebooksUnavailable}}<p>Your notebooks could not be listed right now (is Joplin running?). Share all notebooks, or go back and try again later.</p>
+{{else}}{{template "tree" .Notebooks}}{{end}}
+</fieldset>{{end}}
 <p><label for="passphrase">Owner passphrase</label><br>
 <input id="passphrase" name="passphrase" type="password" autocomplete="current-password" autofocus></p>
 <p><button type="submit" name="decision" value="approve">Approve</button>
@@ -245,6 +280,14 @@ Client ID <code>{{.ClientID}}</code>.</p>
 <p>The passphrase is printed by <code>notebridge secrets show owner-passphrase</code>.</p>
 </body></html>
 `))
+
+// treeTemplate renders the notebook tree: a "read" checkbox per notebook and,
+// when the application asks to change notes, a "change" one.
+const treeTemplate = `{{define "tree"}}<ul>{{range .}}<li><label><input type="checkbox" name="notebook" value="{{.ID}}"> {{.Title}}</label>
+{{if .CanWrite}}<label><input type="checkbox" name="write_notebook" value="{{.ID}}"> may change</label>{{end}}
+{{if .Children}}{{template "tree" .Children}}{{end}}</li>{{end}}</ul>{{end}}`
+
+func init() { template.Must(formPage.New("tree").Parse(treeTemplate)) }
 
 var messagePage = template.Must(template.New("message").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>notebridge</title></head>

@@ -285,7 +285,7 @@ func TestClientAddr(t *testing.T) {
 		{"127.0.0.1:1234", "198.51.100.1", "198.51.100.1"},         // behind a local proxy
 		{"172.18.0.2:1234", "6.6.6.6, 198.51.100.1", "172.18.0.2"}, // a private peer is no proxy by default
 		{"127.0.0.1:1234", "", "127.0.0.1"},
-		{"127.0.0.1:1234", "junk", "127.0.0.1"},
+		{"127.0.0.1:1234", "junk", "invalid-forwarded-for"}, // never the proxy's own key
 	}
 	for _, c := range cases {
 		r := httptest.NewRequest(http.MethodGet, "/", nil)

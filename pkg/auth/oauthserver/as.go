@@ -68,7 +68,7 @@ type Config struct {
 	CIMDTesting CIMDTesting
 	// RegisterRate bounds registrations, TokenRate token and revocation
 	// requests, AuthorizeRate authorization requests (each may fetch a
-	// client metadata document), per client address (ulule format;
+	// client metadata document), per client key (ClientKey; ulule format;
 	// defaults "10-M", "60-M", "60-M").
 	RegisterRate  string
 	TokenRate     string
@@ -335,7 +335,7 @@ func (s *Server) VerifyAccessToken(ctx context.Context, token string) (resources
 	_ = s.store.touchGrant(ar.GetID())
 	return resourceserver.Principal{
 		GrantID: ar.GetID(), ClientID: ar.GetClient().GetID(), Issuer: s.cfg.Issuer,
-		Audience: ar.GetGrantedAudience(), Scopes: granted,
+		Audience: ar.GetGrantedAudience(), Scopes: granted, Notebooks: grantNotebooks(ar.GetSession()),
 		Expires: ar.GetSession().GetExpiresAt(fosite.AccessToken),
 	}, nil
 }

@@ -83,7 +83,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		ar.GrantScope(string(sc))
 	}
 	ar.GrantAudience(s.cfg.Resource)
-	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, &fosite.DefaultSession{Subject: "owner"})
+	resp, err := s.provider.NewAuthorizeResponse(ctx, ar, &fosite.DefaultSession{Subject: "owner", Extra: s.chosenNotebooks(r)})
 	if err != nil {
 		s.authorizeError(w, ar, err)
 		return

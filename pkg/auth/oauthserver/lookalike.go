@@ -57,19 +57,21 @@ var scriptSets = [][]string{
 
 // errClientName is the refusal of a client name, stable and without the
 // name itself.
-var errClientName = badMetadata("client_name must be visible text of at most %d bytes in one script "+
+var errClientName = badMetadata("client_name must be visible NFKC-normalised text of at most %d bytes in one script "+
 	"(Latin may be mixed with Han, Hiragana, Katakana, Bopomofo or Hangul only), without control, format, "+
-	"invisible or bidirectional characters and without spaces other than U+0020", maxClientNameLen)
+	"invisible or bidirectional characters, without spaces other than U+0020, and not made only of "+
+	"letters that imitate Latin ones", maxClientNameLen)
 
 // CheckClientName reports whether a client name may be shown to the owner
 // as it is: at most maxClientNameLen bytes of valid UTF-8; letters, marks,
 // numbers, punctuation, symbols and the ASCII space only (no control,
 // format or bidirectional character, no other space, no default-ignorable
 // code point such as U+3164 HANGUL FILLER or a variation selector); and
-// one script besides Common and Inherited, or one of scriptSets. Names
+// one script besides Common and Inherited, or one of scriptSets; in NFKC
+// form and not a whole-script imitation of Latin (confusableName). Names
 // that mix Cyrillic or Greek letters into Latin ones are refused.
 func CheckClientName(name string) error {
-	if len(name) > maxClientNameLen || !utf8.ValidString(name) {
+	if len(name) > maxClientNameLen || !utf8.ValidString(name) || confusableName(name) {
 		return errClientName
 	}
 	var scripts []string

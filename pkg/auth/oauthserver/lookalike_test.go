@@ -90,13 +90,16 @@ func TestConnectorRedirectsAreAccepted(t *testing.T) {
 
 func TestCheckClientName(t *testing.T) {
 	for _, ok := range []string{"", "ChatGPT", "Claude", "Chromium CI <client> & co", "MCP Inspector (v1.2)", "Café crème",
-		"Notes 📝", "Ελληνικά", "Приложение", "日本語のアプリ", "Claude 日本語", "한국어 앱 Korean", "注音 ㄅㄆ", "e\u0301t\u00e9"} {
+		"Notes 📝", "Ελληνικά", "Приложение", "日本語のアプリ", "Claude 日本語", "한국어 앱 Korean", "注音 ㄅㄆ", "\u00e9t\u00e9",
+		"Ꮳ ᏣᎳᎩ", "Орех и мёд", "Ωμέγα"} {
 		if err := CheckClientName(ok); err != nil {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"Ch\u0430tGPT", "Cl\u03b1ude", "\u0421laude", "Привет world", "Ελλάς Greece", "日本 Привет",
-		"a\u200db", "a\u034fb", "\u115fChatGPT", "x\x00", "x\u2028y", "x\ue000", "x\u3000y", strings.Repeat("n", maxClientNameLen+1), "\xff"} {
+		"a\u200db", "a\u034fb", "\u115fChatGPT", "x\x00", "x\u2028y", "x\ue000", "x\u3000y", strings.Repeat("n", maxClientNameLen+1), "\xff",
+		"ＣｈａｔＧＰＴ", "𝖢𝗁𝖺𝗍𝖦𝖯𝖳", "𝐂𝐥𝐚𝐮𝐝𝐞", "Notes™", "e\u0301t\u00e9", // not NFKC
+		"ᏟᎻᎪᎢᏀᏢᎢ", "ᏟᎻᎪᎢᏀᏢᎢ 2", "ОрепАІ", "Сһаԁ", "ВОТ", "ΑΡΙ"} { // whole-script lookalikes
 		if err := CheckClientName(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -43,7 +43,9 @@ type GrantInfo struct {
 	ClientID   string
 	ClientName string
 	Scopes     []string
-	Created    time.Time
+	// Notebooks names the notebooks the owner shared on the consent page.
+	Notebooks string
+	Created   time.Time
 	// LastUsed is when one of its access tokens last admitted a request,
 	// to the minute; zero when never (or before this was recorded).
 	LastUsed time.Time
@@ -118,7 +120,8 @@ func (s *Store) liveGrants() []GrantInfo {
 			}
 			g, ok := byID[r.RequestID]
 			if !ok {
-				g = &GrantInfo{ID: r.RequestID, ClientID: r.ClientID, Scopes: slices.Clone(r.GrantedScopes), Created: r.RequestedAt.UTC()}
+				g = &GrantInfo{ID: r.RequestID, ClientID: r.ClientID, Scopes: slices.Clone(r.GrantedScopes),
+					Notebooks: grantNames(r.Session), Created: r.RequestedAt.UTC()}
 				byID[r.RequestID] = g
 			}
 			if r.RequestedAt.Before(g.Created) {
@@ -170,7 +173,7 @@ func (o *Operator) Revoke(id string) (string, error) {
 		kind = "client"
 		match = func(r tokenRecord) bool { return r.ClientID == id }
 		delete(s.st.Clients, id)
-	} else if !s.hasGrant(id) {
+	} else if !s.knownGrant(id) {
 		return "", fmt.Errorf("no client or live grant %q (see notebridge oauth clients and oauth grants)", id)
 	}
 	// Every grant revoked here stays marked until its last token would
@@ -188,6 +191,11 @@ func (o *Operator) Revoke(id string) (string, error) {
 				}
 			}
 		}
+	}
+	if kind == "grant" {
+		// Marked even with no token left: a refresh under way has retired
+		// the old refresh token and not yet stored the new ones.
+		revoked[id] = true
 	}
 	for id := range revoked {
 		s.st.Revoked[id] = until
@@ -211,11 +219,19 @@ func (o *Operator) Revoke(id string) (string, error) {
 	return kind, s.commit()
 }
 
-// hasGrant reports whether id is a live grant. The caller holds the lock.
-func (s *Store) hasGrant(id string) bool {
-	for _, g := range s.liveGrants() {
-		if g.ID == id {
-			return true
+// knownGrant reports whether id names a grant: a recorded grant or the
+// request of any stored code or token, active or not (a refresh under way
+// has retired its old refresh token before storing the new ones). The
+// caller holds the lock.
+func (s *Store) knownGrant(id string) bool {
+	if _, ok := s.st.Grants[id]; ok {
+		return true
+	}
+	for _, m := range []map[string]tokenRecord{s.st.Codes, s.st.PKCE, s.st.Access, s.st.Refresh} {
+		for _, r := range m {
+			if r.RequestID == id {
+				return true
+			}
 		}
 	}
 	return false

@@ -205,18 +205,7 @@ func TestGrantsListing(t *testing.T) {
 func TestRevokedGrantStaysRevoked(t *testing.T) {
 	a := newASTest(t, "")
 	a.tokens()
-	s := a.as.store
-	s.mu.Lock()
-	var inFlight *fosite.Request
-	for _, rec := range s.st.Refresh {
-		req, err := s.request(rec, nil)
-		if err != nil {
-			s.mu.Unlock()
-			t.Fatal(err)
-		}
-		inFlight = req
-	}
-	s.mu.Unlock()
+	s, inFlight := a.as.store, refreshInFlight(t, a)
 	if _, err := openOperator(t, a.dir).Revoke(inFlight.GetID()); err != nil {
 		t.Fatal(err)
 	}
@@ -231,5 +220,48 @@ func TestRevokedGrantStaysRevoked(t *testing.T) {
 	}
 	if grants, _ := openOperator(t, a.dir).Grants(); len(grants) != 0 {
 		t.Fatalf("the revoked grant is live again: %+v", grants)
+	}
+}
+
+// refreshInFlight is the request of a's only refresh token, as fosite
+// reads it at the start of a refresh.
+func refreshInFlight(t *testing.T, a *asTest) *fosite.Request {
+	t.Helper()
+	s := a.as.store
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var inFlight *fosite.Request
+	for _, rec := range s.st.Refresh {
+		req, err := s.request(rec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inFlight = req
+	}
+	if inFlight == nil {
+		t.Fatal("no refresh token stored")
+	}
+	return inFlight
+}
+
+// TestRevokeDuringRefresh: fosite's refresh retires the old refresh token
+// before it stores the new tokens; a revocation in between must still
+// name the grant and mark it, so the refresh cannot store new tokens.
+func TestRevokeDuringRefresh(t *testing.T) {
+	a := newASTest(t, "")
+	a.tokens()
+	s, inFlight := a.as.store, refreshInFlight(t, a)
+	ctx := t.Context()
+	if err := s.RotateRefreshToken(ctx, inFlight.GetID(), ""); err != nil {
+		t.Fatal(err)
+	}
+	if kind, err := openOperator(t, a.dir).Revoke(inFlight.GetID()); err != nil || kind != "grant" {
+		t.Fatalf("revoke during a refresh: kind %q, err %v; want a grant", kind, err)
+	}
+	if err := s.CreateAccessTokenSession(ctx, "late-access", inFlight); !errors.Is(err, fosite.ErrInactiveToken) {
+		t.Fatalf("a late access token for the revoked grant: %v", err)
+	}
+	if grants, err := openOperator(t, a.dir).Grants(); err != nil || len(grants) != 0 {
+		t.Fatalf("grants after the revoked refresh: %v, %v; want none", grants, err)
 	}
 }

@@ -36,7 +36,15 @@ func ParseTrustedProxies(list string) (TrustedProxies, error) {
 			if aerr != nil {
 				return TrustedProxies{}, fmt.Errorf("trusted proxy %q is neither a CIDR prefix nor an address", item)
 			}
-			p = netip.PrefixFrom(a, a.BitLen())
+			p = netip.PrefixFrom(a.WithZone(""), a.BitLen())
+		}
+		if p.Addr().Is4In6() {
+			// Peers are matched unmapped, so a mapped prefix is its
+			// IPv4 prefix; one wider than ::ffff:0:0/96 is ambiguous.
+			if p.Bits() < 96 {
+				return TrustedProxies{}, fmt.Errorf("trusted proxy %q: an IPv4-mapped prefix must be /96 or narrower; give the IPv4 prefix instead", item)
+			}
+			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
 		}
 		t.prefixes = append(t.prefixes, p.Masked())
 	}
@@ -70,15 +78,23 @@ func peer(r *http.Request) (netip.Addr, string) {
 	return a.Unmap(), a.Unmap().String()
 }
 
-// ClientAddr is the caller's IP, the key of rate limits and lockouts: the
-// peer's address, unless the peer is a trusted proxy; then the right-most
-// X-Forwarded-For entry that is not itself a trusted proxy (each proxy
-// appends the address it saw, so entries left of it are the client's
-// claims). A malformed entry ends the walk at the last address believed.
-func (t TrustedProxies) ClientAddr(r *http.Request) string {
+// invalidForwardedFor is the client address of a request whose
+// X-Forwarded-For cannot be read where it matters (see ClientAddr): Front
+// refuses such a request; elsewhere they share this key, which no
+// well-formed request has.
+const invalidForwardedFor = "invalid-forwarded-for"
+
+// ClientAddr is the caller's IP, the address behind its rate-limit and
+// lockout key (ClientKey): the peer's address, unless the peer is a
+// trusted proxy; then the right-most X-Forwarded-For entry that is not
+// itself a trusted proxy (each proxy appends the address it saw, so
+// entries left of it are the client's claims). ok is false when the walk
+// meets a malformed entry before the client's: the client is unknown, and
+// the proxy's own address must not stand in for it.
+func (t TrustedProxies) ClientAddr(r *http.Request) (addr string, ok bool) {
 	a, s := peer(r)
 	if !a.IsValid() || !t.trusts(a) {
-		return s
+		return s, true
 	}
 	var entries []string
 	for _, v := range r.Header.Values("X-Forwarded-For") {
@@ -87,14 +103,14 @@ func (t TrustedProxies) ClientAddr(r *http.Request) string {
 	for i := len(entries) - 1; i >= 0; i-- {
 		e, err := netip.ParseAddr(strings.TrimSpace(entries[i]))
 		if err != nil {
-			return s
+			return invalidForwardedFor, false
 		}
-		s = e.Unmap().String()
+		s = e.Unmap().WithZone("").String()
 		if !t.trusts(e) {
-			return s
+			return s, true
 		}
 	}
-	return s
+	return s, true
 }
 
 // requestHost is the host a request was sent to: X-Forwarded-Host when a
@@ -122,13 +138,16 @@ func ClientAddr(r *http.Request) string {
 	if s, ok := r.Context().Value(clientAddrKey{}).(string); ok {
 		return s
 	}
-	return defaultTrusted.ClientAddr(r)
+	s, _ := defaultTrusted.ClientAddr(r)
+	return s
 }
 
 // hostSet is what a request may be addressed to: the issuer's host name
 // on any port (a proxy may publish it on another port, e.g. a test stack's
 // 18443), the internal names a proxy dials (host:port exactly, or a bare
-// name on any port), and loopback (any port), for local clients and tests.
+// name on any port), and loopback (any port) when the peer is loopback
+// too, for local clients and tests: a remote peer cannot claim a local
+// name.
 type hostSet struct {
 	public   string
 	internal map[string]bool
@@ -157,12 +176,20 @@ func hostName(host string) string {
 	return strings.TrimSuffix(strings.Trim(host, "[]"), ".")
 }
 
-func (hs hostSet) allows(host string) bool {
+// allows reports whether host is ours; fromLoopback is whether the peer
+// is a loopback address.
+func (hs hostSet) allows(host string, fromLoopback bool) bool {
 	name := hostName(host)
 	if name == "" {
 		return false
 	}
-	if name == hs.public || hs.internal[strings.ToLower(host)] || hs.internal[name] || name == "localhost" {
+	if name == hs.public || hs.internal[strings.ToLower(host)] || hs.internal[name] {
+		return true
+	}
+	if !fromLoopback {
+		return false
+	}
+	if name == "localhost" {
 		return true
 	}
 	a, err := netip.ParseAddr(name)
@@ -171,17 +198,25 @@ func (hs hostSet) allows(host string) bool {
 
 // Front guards h, an endpoint of the authorization server or the resource
 // metadata: a request addressed to another host than ours (the issuer's,
-// an internal address the proxy dials, loopback) is refused with 421, and
-// the client address is resolved once, through the trusted proxies, for
-// the rate limits, the lockout and the consent step (ClientAddr).
+// an internal address the proxy dials, loopback from a loopback peer) is
+// refused with 421, and the client address is resolved once, through the
+// trusted proxies, for the rate limits, the lockout and the consent step
+// (ClientAddr); a request whose client cannot be read from a trusted
+// proxy's X-Forwarded-For is refused with 400.
 func (s *Server) Front(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		host, ok := s.cfg.TrustedProxies.requestHost(r)
-		if !ok || !s.hosts.allows(host) {
+		p, _ := peer(r)
+		if !ok || !s.hosts.allows(host, p.IsValid() && p.IsLoopback()) {
 			writeJSONError(w, http.StatusMisdirectedRequest, "invalid_request", "this server does not answer for that host")
 			return
 		}
-		ctx := context.WithValue(r.Context(), clientAddrKey{}, s.cfg.TrustedProxies.ClientAddr(r))
+		addr, ok := s.cfg.TrustedProxies.ClientAddr(r)
+		if !ok {
+			writeJSONError(w, http.StatusBadRequest, "invalid_request", "X-Forwarded-For holds an entry that is not an IP address")
+			return
+		}
+		ctx := context.WithValue(r.Context(), clientAddrKey{}, addr)
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -34,7 +34,9 @@ func TestTrustedProxiesClientAddr(t *testing.T) {
 		{"header repeated", "10.9.0.3:1234", []string{"6.6.6.6", "198.51.100.1"}, "198.51.100.1"},
 		{"only proxies", "127.0.0.1:1234", []string{"10.9.1.1"}, "10.9.1.1"},
 		{"no header", "127.0.0.1:1234", nil, "127.0.0.1"},
-		{"junk", "127.0.0.1:1234", []string{"junk"}, "127.0.0.1"},
+		{"junk", "127.0.0.1:1234", []string{"junk"}, invalidForwardedFor},
+		{"junk right of a proxy", "127.0.0.1:1234", []string{"198.51.100.1, junk, 10.9.1.1"}, invalidForwardedFor},
+		{"zone", "127.0.0.1:1234", []string{"2001:db8::1%eth0"}, "2001:db8::1"},
 		{"junk left of the client", "127.0.0.1:1234", []string{"junk, 198.51.100.1"}, "198.51.100.1"},
 		{"mapped entry", "127.0.0.1:1234", []string{"::ffff:198.51.100.1"}, "198.51.100.1"},
 	}
@@ -44,11 +46,20 @@ func TestTrustedProxiesClientAddr(t *testing.T) {
 		for _, v := range c.xff {
 			r.Header.Add("X-Forwarded-For", v)
 		}
-		if got := tp.ClientAddr(r); got != c.want {
-			t.Errorf("%s: %s, want %s", c.name, got, c.want)
+		if got, ok := tp.ClientAddr(r); got != c.want || ok != (c.want != invalidForwardedFor) {
+			t.Errorf("%s: %s %v, want %s", c.name, got, ok, c.want)
 		}
 	}
-	for _, bad := range []string{"10.0.0.0/33", "bridge", "10.0.0.1-10.0.0.9"} {
+	mapped := mustProxies(t, "::ffff:172.31.253.2/128, ::ffff:10.1.0.0/112")
+	for _, peer := range []string{"172.31.253.2:1", "[::ffff:172.31.253.2]:1", "10.1.2.3:1"} {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.RemoteAddr = peer
+		r.Header.Set("X-Forwarded-For", "198.51.100.1")
+		if got, _ := mapped.ClientAddr(r); got != "198.51.100.1" {
+			t.Errorf("IPv4-mapped trusted proxy, peer %s: client %s, want the forwarded one", peer, got)
+		}
+	}
+	for _, bad := range []string{"10.0.0.0/33", "bridge", "10.0.0.1-10.0.0.9", "::ffff:0:0/95"} {
 		if _, err := ParseTrustedProxies(bad); err == nil {
 			t.Errorf("ParseTrustedProxies(%q) accepted", bad)
 		}
@@ -163,5 +174,42 @@ func TestForwardedHostFromUntrustedPeer(t *testing.T) {
 	}
 	if st, out := a.registerVia("notes.example.com", map[string]string{"X-Forwarded-Host": "evil.example"}); st != http.StatusCreated {
 		t.Fatalf("an ignored forwarded host refused the request: %d %v", st, out)
+	}
+}
+
+// TestFrontChecksPeerAndForwardedFor: a loopback Host is ours only from a
+// loopback peer, and a trusted proxy's unreadable X-Forwarded-For is
+// refused instead of keying the request by the proxy's address.
+func TestFrontChecksPeerAndForwardedFor(t *testing.T) {
+	a := newASTestWith(t, "", Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M",
+		TrustedProxies: mustProxies(t, "127.0.0.0/8, ::1, 172.31.253.2")})
+	h := a.as.Routes()[RegisterPath]
+	send := func(peer, host, xff string) int {
+		r := httptest.NewRequest(http.MethodPost, RegisterPath,
+			strings.NewReader(`{"redirect_uris":["`+testRedirect+`"],"token_endpoint_auth_method":"none"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.RemoteAddr, r.Host = peer, host
+		if xff != "" {
+			r.Header.Set("X-Forwarded-For", xff)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w.Code
+	}
+	for _, host := range []string{"localhost", "127.0.0.1:8765", "[::1]", "[::ffff:127.0.0.1]:80"} {
+		if c := send("172.31.253.200:4444", host, ""); c != http.StatusMisdirectedRequest {
+			t.Errorf("Host %q from a remote peer: %d, want 421", host, c)
+		}
+		if c := send("127.0.0.1:4444", host, ""); c != http.StatusCreated {
+			t.Errorf("Host %q from a loopback peer: %d, want 201", host, c)
+		}
+	}
+	for _, xff := range []string{"bogus", "198.51.100.1, bogus", "bogus, 172.31.253.2"} {
+		if c := send("172.31.253.2:4444", "notes.example.com", xff); c != http.StatusBadRequest {
+			t.Errorf("X-Forwarded-For %q from the proxy: %d, want 400", xff, c)
+		}
+	}
+	if c := send("172.31.253.2:4444", "notes.example.com", "198.51.100.1"); c != http.StatusCreated {
+		t.Errorf("a readable X-Forwarded-For from the proxy: %d, want 201", c)
 	}
 }

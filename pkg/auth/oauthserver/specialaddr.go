@@ -89,6 +89,11 @@ var specialBlocks = []specialBlock{
 // must be public in turn.
 var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 
+// globalUnicast6 is the IPv6 global unicast space allocated so far
+// (RFC 4291 §2.4, the IANA IPv6 Address Space registry); everything
+// outside it is reserved, special or unassigned.
+var globalUnicast6 = netip.MustParsePrefix("2000::/3")
+
 // notPublic reports whether a lies in a block that is not globally
 // reachable. It fails closed: an address in a non-global block is refused
 // even where a more specific entry is global (192.0.0.9 in 192.0.0.0/24,
@@ -97,9 +102,14 @@ var nat64 = netip.MustParsePrefix("64:ff9b::/96")
 // is judged by the IPv4 address it embeds; every 6to4 (2002::/16) and
 // Teredo (2001::/32) address is refused, whatever it embeds: both are
 // deprecated tunnels (RFC 7526, RFC 8190) and a public host is reachable
-// at its own address.
+// at its own address. Any other IPv6 address outside 2000::/3 is refused
+// (::ffff:0:7f00:1, 4000::1, fe00::1, 64:ff9b:2::1: reserved or
+// unassigned, never a public host).
 func notPublic(a netip.Addr) bool {
 	a = a.Unmap()
+	if a.Is6() && !globalUnicast6.Contains(a) && !nat64.Contains(a) {
+		return true
+	}
 	for _, b := range specialBlocks {
 		if !b.Global && b.Prefix.Contains(a) {
 			return true

@@ -82,6 +82,8 @@ var beyondRegistries = []registryRow{
 	{"::/96 IPv4-compatible", []string{"::127.0.0.1", "::a9fe:a9fe", "::808:808"}, false},
 	{"fec0::/10 site-local", []string{"fec0::1", "feff::1"}, false},
 	{"ff00::/8 multicast", []string{"ff02::1", "ff05::2"}, false},
+	{"IPv6 outside 2000::/3", []string{"::ffff:0:7f00:1", "::ffff:0:a9fe:a9fe", "::1:7f00:1", "0:0:0:0:1::7f00:1",
+		"4000::1", "8000::1", "e000::1", "fe00::1", "64:ff9b:2::7f00:1", "100::1:0:0:1", "1fff:ffff::1"}, false},
 	{"public", []string{"8.8.8.8", "1.1.1.1", "2606:4700::1111", "2a00:1450:4001::1", "::ffff:8.8.8.8", "64:ff9b::808:808"}, true},
 }
 

@@ -211,6 +211,9 @@ func hydrate(sess *fosite.DefaultSession, stored fosite.DefaultSession) {
 		sess.ExpiresAt[k] = v
 	}
 	sess.Username, sess.Subject = stored.Username, stored.Subject
+	if stored.Extra != nil {
+		sess.Extra = stored.Extra // the grant's notebooks (notebooks.go)
+	}
 }
 
 func (s *Store) create(m func(*state) map[string]tokenRecord, key string, r fosite.Requester, accessSig string, grant bool) error {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
@@ -29,7 +30,9 @@ type Principal struct {
 	Issuer   string
 	Audience []string
 	Scopes   scope.Set
-	Expires  time.Time
+	// Notebooks is what the grant may read and write of Joplin.
+	Notebooks notebookscope.Scope
+	Expires   time.Time
 }
 
 // Verifier looks an access token up in the authorization server's store.

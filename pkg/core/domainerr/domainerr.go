@@ -49,6 +49,7 @@ const (
 	UndoConflict          Code = "UNDO_CONFLICT"
 	SessionLimit          Code = "SESSION_LIMIT"
 	InsufficientScope     Code = "INSUFFICIENT_SCOPE"
+	NotebookNotWritable   Code = "NOTEBOOK_NOT_WRITABLE"
 	Internal              Code = "INTERNAL"
 )
 
@@ -59,7 +60,7 @@ var AllCodes = []Code{
 	JoplinChanged, WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
-	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, InsufficientScope, Internal,
+	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, InsufficientScope, NotebookNotWritable, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must

@@ -160,7 +160,9 @@ func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.T
 	}
 	defer func() { <-e.slots }()
 
-	out, err := e.run(ctx, op, args)
+	// The handler's requests carry the caller: the Joplin client's view
+	// narrows them to its notebooks (pkg/joplin/scopeview).
+	out, err := e.run(principal.With(ctx, p), op, args)
 	if err != nil {
 		de := e.classify(name, err)
 		if de.Code == domainerr.WriteOutcomeUnknown && e.uncertain != nil {

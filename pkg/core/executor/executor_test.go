@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/scope"
@@ -184,7 +185,7 @@ func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readOnly := principal.OAuth("grant", scope.NewSet(scope.NotesRead, scope.OKFRead))
+	readOnly := principal.OAuth("grant", scope.NewSet(scope.NotesRead, scope.OKFRead), notebookscope.Everything())
 	ctx := context.Background()
 	for _, tr := range []registry.Transport{registry.MCPHTTP, registry.Actions} {
 		for _, c := range []struct {

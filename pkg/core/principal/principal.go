@@ -7,6 +7,7 @@ package principal
 import (
 	"context"
 
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
@@ -28,22 +29,47 @@ type Principal struct {
 	kind    Kind
 	grantID string
 	scopes  scope.Set // what an OAuth grant may do; unused for other kinds
+	// notebooks is what the caller may read and write of Joplin: every
+	// notebook unless narrowed (WithNotebooks) or granted less (OAuth).
+	notebooks notebookscope.Scope
 }
 
 // Stdio is the owner talking to notebridge over stdio.
-func Stdio() Principal { return Principal{kind: StdioOwner} }
+func Stdio() Principal { return Principal{kind: StdioOwner, notebooks: notebookscope.Everything()} }
 
 // StaticMCP is a caller that presented the static MCP bearer token.
-func StaticMCP() Principal { return Principal{kind: MCPToken} }
+func StaticMCP() Principal { return Principal{kind: MCPToken, notebooks: notebookscope.Everything()} }
 
 // StaticActions is a caller that presented the static Actions bearer token.
-func StaticActions() Principal { return Principal{kind: ActionsToken} }
+func StaticActions() Principal {
+	return Principal{kind: ActionsToken, notebooks: notebookscope.Everything()}
+}
 
 // OAuth is a caller holding an access token of the grant grantID, limited
-// to granted.
-func OAuth(grantID string, granted scope.Set) Principal {
-	return Principal{kind: OAuthGrant, grantID: grantID, scopes: granted}
+// to granted and to the notebooks the grant names.
+func OAuth(grantID string, granted scope.Set, notebooks notebookscope.Scope) Principal {
+	return Principal{kind: OAuthGrant, grantID: grantID, scopes: granted, notebooks: notebooks}
 }
+
+// WithNotebooks returns p limited to notebooks (a static token's or the
+// stdio owner's setting).
+func (p Principal) WithNotebooks(notebooks notebookscope.Scope) Principal {
+	p.notebooks = notebooks
+	return p
+}
+
+// Within returns p limited to *notebooks, or p itself for nil (a setting
+// left unset: every notebook).
+func (p Principal) Within(notebooks *notebookscope.Scope) Principal {
+	if notebooks == nil {
+		return p
+	}
+	return p.WithNotebooks(*notebooks)
+}
+
+// Notebooks returns the notebooks p may read and write. The zero
+// Principal's is empty: it sees nothing.
+func (p Principal) Notebooks() notebookscope.Scope { return p.notebooks }
 
 // Kind says how the caller authenticated; None for the zero Principal.
 func (p Principal) Kind() Kind { return p.kind }

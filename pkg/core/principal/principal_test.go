@@ -2,8 +2,10 @@ package principal
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
@@ -20,13 +22,13 @@ func TestZeroPrincipalIsNobody(t *testing.T) {
 }
 
 func TestOnlyOAuthGrantsAreLimited(t *testing.T) {
-	grant := OAuth("g", scope.NewSet(scope.NotesRead))
+	grant := OAuth("g", scope.NewSet(scope.NotesRead), notebookscope.New(notebookscope.Only("Work"), notebookscope.Only("Work/Inbox")))
 	for _, p := range []Principal{Stdio(), StaticMCP(), StaticActions(), grant} {
 		if !p.Known() || p.Limited() != (p.Kind() == OAuthGrant) {
 			t.Errorf("kind %d: known %v limited %v", p.Kind(), p.Known(), p.Limited())
 		}
 		got, ok := From(With(context.Background(), p))
-		if !ok || got != p {
+		if !ok || !reflect.DeepEqual(got, p) {
 			t.Errorf("kind %d does not survive the context", p.Kind())
 		}
 	}

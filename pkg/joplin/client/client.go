@@ -58,6 +58,9 @@ type Client struct {
 	guard Guard
 	// observers are told of every accepted write (write.go).
 	observers []Observer
+	// view, when set, narrows every request to what its caller may see
+	// (view.go).
+	view View
 }
 
 // Guard vets the Joplin behind the base URL (pkg/joplin/identity checks that it
@@ -270,6 +273,12 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			return nil, err
 		}
 	}
+	viewed := c.viewed(ctx)
+	if viewed {
+		if err := c.admit(ctx, &r); err != nil {
+			return nil, err
+		}
+	}
 	deadline := time.Now().Add(c.cfg.AvailabilityWait)
 	backoff := 50 * time.Millisecond
 	for {
@@ -277,6 +286,8 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		if err == nil {
 			if r.isWrite() {
 				c.wrote(ctx, r, body)
+			} else if viewed {
+				return c.narrow(ctx, r, body)
 			}
 			return body, nil
 		}

@@ -52,6 +52,9 @@ func (c *Client) wrote(ctx context.Context, r request, answer []byte) {
 		return
 	}
 	w := classify(r, answer)
+	// Observers keep notebridge's own state (the search index): what
+	// they read must not be narrowed to the writing caller's view.
+	ctx = WholeJoplin(ctx)
 	for _, o := range c.observers {
 		o(ctx, w)
 	}

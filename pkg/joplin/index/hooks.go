@@ -1,6 +1,7 @@
 package joplinindex
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -49,6 +50,9 @@ func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Opt
 func (x *Indexer) Wrote(ctx context.Context, w joplin.Write) {
 	x.touch()
 	defer x.meaning.wake() // a note's new text is embedded at once
+	if x.deferred(w) {
+		return
+	}
 	switch w.Kind {
 	case joplin.NoteSaved:
 		x.noteWritten(ctx, w.ID, w.Answer)
@@ -67,6 +71,24 @@ func (x *Indexer) Wrote(ctx context.Context, w joplin.Write) {
 	case joplin.ResourceSaved:
 		x.resourceSaved(ctx, w.ID)
 	}
+}
+
+// deferred keeps w for after the build under way, if one is, and reports
+// whether it did.
+func (x *Indexer) deferred(w joplin.Write) bool {
+	x.Start()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.building {
+		return false
+	}
+	if len(x.pending) < maxPending {
+		w.Answer = bytes.Clone(w.Answer)
+		x.pending = append(x.pending, w)
+	} else {
+		x.pendingLost = true
+	}
+	return true
 }
 
 // notesChanged re-reads notes.

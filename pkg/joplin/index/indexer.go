@@ -116,7 +116,17 @@ type Indexer struct {
 	state    State
 	notes    int
 	errMsg   string
+	// building: a build is under way; the writes made meanwhile wait in
+	// pending (at most maxPending; beyond, pendingLost) and are applied
+	// once the build is servable, so none falls between the build's reads
+	// and the first poll.
+	building    bool
+	pending     []joplin.Write
+	pendingLost bool
 }
+
+// maxPending bounds the writes kept during a build.
+const maxPending = 1000
 
 // New returns an Indexer for Joplin client c, which tells it of every
 // write made through c (Wrote). It does nothing until Start, Search or a
@@ -199,6 +209,19 @@ func (x *Indexer) Status() Status {
 	if x.meaning != nil {
 		ms := x.MeaningStatus()
 		st.Meaning = &ms
+	}
+	return st
+}
+
+// StatusIn is Status with Notes counting only the notes of notebooks (a
+// caller's notebook scope); 0 while no index can answer.
+func (x *Indexer) StatusIn(ctx context.Context, notebooks []string) Status {
+	st := x.Status()
+	st.Notes = 0
+	if ix := x.servableIndex(); ix != nil {
+		if n, err := ix.CountIn(ctx, notebooks); err == nil {
+			st.Notes = n
+		}
 	}
 	return st
 }

@@ -74,7 +74,7 @@ func (x *Indexer) SearchByMeaning(ctx context.Context, query string, opts search
 		return x.keywordLeg(ctx, ix, q, opts, res)
 	}
 	res.Mode = mode
-	keep, err := ix.Scope(ctx, q, opts.IncludeTrashed)
+	keep, err := ix.Scope(ctx, q, opts)
 	if err != nil {
 		return x.indexFailed(err)
 	}
@@ -89,7 +89,8 @@ func (x *Indexer) SearchByMeaning(ctx context.Context, query string, opts search
 	}
 	depth := max(want, fusionDepth)
 	matches := st.Search(vec, depth, keep)
-	kw, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed, NoSnippets: true})
+	kw, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed, NoSnippets: true,
+		OnlyNotebooks: opts.OnlyNotebooks, Notebooks: opts.Notebooks})
 	if err != nil {
 		return x.indexFailed(err)
 	}

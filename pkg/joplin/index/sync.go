@@ -66,7 +66,13 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index, syncs *syncW
 	x.setState(Building, nil)
 	x.mu.Lock()
 	x.servable = false
+	x.building = true
 	x.mu.Unlock()
+	defer func() { // a failed build drops what waited: the next one reads it
+		x.mu.Lock()
+		x.building, x.pending, x.pendingLost = false, nil, false
+		x.mu.Unlock()
+	}()
 	start := time.Now()
 	x.cfg.Log.Info("search index build started; search uses Joplin's own until it is done")
 	var head struct {
@@ -130,8 +136,20 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index, syncs *syncW
 		return err
 	}
 	x.mu.Lock()
-	x.servable = true
+	x.servable, x.building = true, false
+	pending, lost := x.pending, x.pendingLost
+	x.pending, x.pendingLost = nil, false
 	x.mu.Unlock()
+	// The writes made during the build, in their order: the build may
+	// have read each object before it.
+	for _, w := range pending {
+		x.Wrote(ctx, w)
+	}
+	if lost {
+		if err := x.reconcile(ctx, ix); err != nil {
+			return err
+		}
+	}
 	x.setState(Ready, nil)
 	x.cfg.Log.Info("search index built", "notes", n, "took", time.Since(start).Round(time.Millisecond))
 	x.meaning.wake() // new or changed notes to embed

@@ -12,6 +12,8 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
+	"net/url"
 )
 
 // WithReceiptDir keeps the receipts of apply_note_changes and
@@ -313,6 +315,12 @@ func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 	if err != nil {
 		return undoOut{}, err
 	}
+	if ok {
+		ok, err = o.receiptVisible(ctx, target)
+		if err != nil {
+			return undoOut{}, err
+		}
+	}
 	if !ok {
 		return undoOut{}, domainerr.New(domainerr.NotFound, "no receipt %s (receipts are kept for a bounded time and number)", in.ReceiptID).
 			WithDetails(map[string]any{"missing": "receipt", "id": in.ReceiptID})
@@ -387,4 +395,27 @@ func newReceiptID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// receiptVisible reports whether ctx's caller may see every note of r: a
+// receipt touching a note outside its notebooks is, to it, no receipt at
+// all. A note since deleted does not hide the receipt (the undo reports
+// it as a conflict).
+func (o *Ops) receiptVisible(ctx context.Context, r *receipts.Receipt) (bool, error) {
+	if !scopeview.Limited(ctx) {
+		return true, nil
+	}
+	for _, n := range r.Notes {
+		err := o.c.Get(ctx, "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil)
+		if !isCode(err, domainerr.NotFound) {
+			if err != nil {
+				return false, err
+			}
+			continue
+		}
+		if o.c.Get(joplin.WholeJoplin(ctx), "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil) == nil {
+			return false, nil
+		}
+	}
+	return true, nil
 }

@@ -89,9 +89,17 @@ func (o *Ops) doEdit(ctx context.Context, in editIn) (editOut, error) {
 	}
 	defer unlock()
 	id := editReceiptID(requestDigest(cs), in.UpdatedTime)
-	if rec, ok, err := st.Load(id); err != nil {
+	rec, ok, err := st.Load(id)
+	if err != nil {
 		return editOut{}, err
-	} else if ok && rec.Kind == receipts.KindApply {
+	}
+	if ok && rec.Kind == receipts.KindApply {
+		// A caller limited to some notebooks replays only what it may see.
+		if ok, err = o.receiptVisible(ctx, rec); err != nil {
+			return editOut{}, err
+		}
+	}
+	if ok && rec.Kind == receipts.KindApply {
 		if !rec.Done {
 			if err := o.writeNotes(ctx, st, rec, true); err != nil {
 				return editOut{}, err
@@ -114,11 +122,11 @@ func (o *Ops) doEdit(ctx context.Context, in editIn) (editOut, error) {
 	if p.Digest == "" {
 		return editOut{Status: "noop", UpdatedTime: in.UpdatedTime}, nil
 	}
-	rec, err := o.writePlan(ctx, st, p, id, requestDigest(cs))
+	written, err := o.writePlan(ctx, st, p, id, requestDigest(cs))
 	if err != nil {
 		return editOut{}, err
 	}
-	return editSummary("applied", rec), nil
+	return editSummary("applied", written), nil
 }
 
 // planProblems is the error of a plan that cannot apply: NOT_FOUND for a

@@ -82,8 +82,13 @@ func (o *Ops) createPlannedTags(ctx context.Context, notes []receipts.Note) erro
 }
 
 // postTag creates a tag titled title; the caller holds the create lock and
-// checked that no tag has the title.
+// checked that no tag it can see has the title. For a caller limited to
+// some notebooks, a tag it cannot see with that title is reused
+// (invisibleTag).
 func (o *Ops) postTag(ctx context.Context, title string) (Tag, error) {
+	if reused, ok, err := o.invisibleTag(ctx, title); ok || err != nil {
+		return reused, err
+	}
 	id := joplin.NewID()
 	var created Tag
 	if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": title}, &created); err != nil {

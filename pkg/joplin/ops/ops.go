@@ -7,6 +7,7 @@ import (
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 )
 
@@ -40,6 +41,8 @@ type Ops struct {
 	memo     previewMemo
 	// index, when set, answers note searches and is updated after writes.
 	index *joplinindex.Indexer
+	// view, when set, is the notebook-scope view on c (WithNotebookView).
+	view *scopeview.View
 	// sync reads the sync state the Joplin container shares (nil: none);
 	// conflicts caches the conflict copies Joplin made (sync_status.go).
 	sync      *syncstate.Reader

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/scope"
@@ -41,7 +42,7 @@ func TestMCPResourcesAreScoped(t *testing.T) {
 	nb := scenarios.Folder(t, h.env, "Private", "")
 	id := scenarios.SeedNote(t, h.env, nb, "Secret", "body")
 	srv := mcpadapter.NewServer(h.exec, registry.MCPHTTP, "test")
-	okfOnly := principal.With(context.Background(), principal.OAuth("g", scope.NewSet(scope.OKFRead)))
+	okfOnly := principal.With(context.Background(), principal.OAuth("g", scope.NewSet(scope.OKFRead), notebookscope.Everything()))
 	for _, msg := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"joplin://note/` + id + `"}}`,
@@ -51,7 +52,7 @@ func TestMCPResourcesAreScoped(t *testing.T) {
 			t.Errorf("%s: %s", msg, resp)
 		}
 	}
-	readOK := principal.With(context.Background(), principal.OAuth("g", scope.NewSet(scope.NotesRead)))
+	readOK := principal.With(context.Background(), principal.OAuth("g", scope.NewSet(scope.NotesRead), notebookscope.Everything()))
 	resp, _ := json.Marshal(srv.HandleMessage(readOK, json.RawMessage(`{"jsonrpc":"2.0","id":3,"method":"resources/list","params":{}}`)))
 	if !strings.Contains(string(resp), "joplin://note/"+id) {
 		t.Errorf("notes:read: %s", resp)

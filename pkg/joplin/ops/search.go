@@ -7,6 +7,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
 )
 
@@ -128,6 +129,16 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 		return searchOut{Index: "off"}, false, nil
 	}
 	opts := searchindex.Options{Limit: in.Limit, Offset: (in.Page - 1) * in.Limit, IncludeTrashed: in.IncludeTrashed}
+	if scopeview.Limited(ctx) {
+		if o.view == nil {
+			return searchOut{Index: "off"}, false, nil
+		}
+		sc, err := o.view.Of(ctx)
+		if err != nil {
+			return searchOut{}, false, err
+		}
+		opts.OnlyNotebooks, opts.Notebooks = true, sc.Readable.IDs()
+	}
 	mode := in.Mode
 	if mode == "" && o.index.MeaningReady() {
 		mode = joplinindex.ModeHybrid

@@ -7,6 +7,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
 type statusOut struct {
@@ -20,6 +21,16 @@ type statusOut struct {
 	// conflict copies Joplin holds (when Joplin answered).
 	Sync      *syncOut      `json:"sync"`
 	Conflicts *conflictsOut `json:"conflicts,omitempty"`
+	// Notebooks says which notebooks the caller may see and change.
+	Notebooks *notebookScopeOut `json:"notebooks,omitempty"`
+}
+
+// notebookScopeOut is the caller's notebook scope, by path: the top of
+// each branch it may read or write (their sub-notebooks are included).
+type notebookScopeOut struct {
+	All   bool     `json:"all"`
+	Read  []string `json:"read" schema:"max=@max_notebooks,itemmax=65536"`
+	Write []string `json:"write" schema:"max=@max_notebooks,itemmax=65536"`
 }
 
 type statusIn struct{}
@@ -32,6 +43,13 @@ func (o *Ops) joplinStatus() registry.Operation {
 			return out, err
 		}
 		out.Sync = o.syncStatus()
+		sc := o.callerScope(ctx)
+		out.Notebooks = &notebookScopeOut{All: sc.All, Read: nonNil(sc.ReadPaths), Write: nonNil(sc.WritePaths)}
+		if !sc.All && out.Sync.E2EE != nil {
+			// The container counts every notebook's items; count the
+			// caller's notes instead.
+			out.Sync.E2EE.ItemsEncrypted = nil
+		}
 		if out.Authenticated {
 			// Details: a failure to read them leaves them out.
 			out.Conflicts, _ = o.conflictStatus(ctx)
@@ -44,6 +62,9 @@ func (o *Ops) joplinStatus() registry.Operation {
 		if o.index != nil {
 			o.index.Start()
 			st := o.index.Status()
+			if !sc.All {
+				st = o.index.StatusIn(ctx, sc.Readable.IDs())
+			}
 			if len(st.Error) > 2000 {
 				st.Error = st.Error[:2000]
 			}
@@ -54,6 +75,23 @@ func (o *Ops) joplinStatus() registry.Operation {
 		}
 		return out, err
 	})
+}
+
+// callerScope is the notebook scope of ctx's caller. Without a view, or
+// while Joplin cannot say, a limited caller is told no notebook (it sees
+// Joplin through the client's view all the same).
+func (o *Ops) callerScope(ctx context.Context) scopeview.Scope {
+	if !scopeview.Limited(ctx) {
+		return scopeview.Scope{All: true}
+	}
+	if o.view == nil {
+		return scopeview.Scope{}
+	}
+	sc, err := o.view.Of(ctx)
+	if err != nil {
+		return scopeview.Scope{}
+	}
+	return sc
 }
 
 func (o *Ops) status(ctx context.Context) (statusOut, error) {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 )
 
@@ -144,7 +146,9 @@ type conflictCache struct {
 // readConflicts reads the conflict copies (one request, bounded) and
 // caches them under the sync generation gen.
 func (o *Ops) readConflicts(ctx context.Context, gen int64) ([]conflictCopy, bool, error) {
-	notes, more, err := o.flaggedNotes(ctx, "is_conflict", url.Values{"include_conflicts": {"1"}, "fields": {"id,is_conflict,conflict_original_id"}})
+	// The cache serves every caller: it is read whole, and each caller's
+	// share is taken from it (visibleCopies).
+	notes, more, err := o.flaggedNotes(joplin.WholeJoplin(ctx), "is_conflict", conflictQuery())
 	if err != nil {
 		return nil, false, err
 	}
@@ -157,6 +161,38 @@ func (o *Ops) readConflicts(ctx context.Context, gen int64) ([]conflictCopy, boo
 	c.valid, c.gen, c.all, c.more = true, gen, all, more
 	c.mu.Unlock()
 	return all, more, nil
+}
+
+func conflictQuery() url.Values {
+	return url.Values{"include_conflicts": {"1"}, "fields": {"id,is_conflict,conflict_original_id"}}
+}
+
+// visibleCopies keeps the conflict copies ctx's caller may see, and an
+// original id only when it may see the original too. A caller limited to
+// some notebooks gets them from Joplin through the client's view.
+func (o *Ops) visibleCopies(ctx context.Context, all []conflictCopy) ([]conflictCopy, error) {
+	if !scopeview.Limited(ctx) || len(all) == 0 {
+		return all, nil
+	}
+	visible, _, err := o.flaggedNotes(ctx, "is_conflict", conflictQuery())
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(visible))
+	for _, n := range visible {
+		seen[n.ID] = true
+	}
+	var out []conflictCopy
+	for _, cc := range all {
+		if !seen[cc.ID] {
+			continue
+		}
+		if cc.OriginalID != "" && o.c.Get(ctx, "/notes/"+cc.OriginalID, url.Values{"fields": {"id"}}, nil) != nil {
+			cc.OriginalID = ""
+		}
+		out = append(out, cc)
+	}
+	return out, nil
 }
 
 // flaggedNote is a note listed by flaggedNotes.
@@ -208,6 +244,9 @@ func (o *Ops) encryptedNotes(ctx context.Context) (int64, error) {
 func (o *Ops) conflictStatus(ctx context.Context) (*conflictsOut, error) {
 	gen, _ := o.sync.Generation()
 	all, more, err := o.readConflicts(ctx, gen)
+	if err == nil {
+		all, err = o.visibleCopies(ctx, all)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -234,6 +273,10 @@ func (o *Ops) copiesOf(ctx context.Context, id string) []string {
 		if all, _, err = o.readConflicts(ctx, gen); err != nil {
 			return nil
 		}
+	}
+	all, err := o.visibleCopies(ctx, all)
+	if err != nil {
+		return nil
 	}
 	var out []string
 	for _, cc := range all {

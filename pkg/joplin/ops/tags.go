@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
 // Tag is a Joplin tag. Joplin keeps a tag's case and compares titles
@@ -163,6 +164,23 @@ func (o *Ops) createTag() registry.Operation {
 		}
 		return o.postTag(ctx, in.Title)
 	})
+}
+
+// invisibleTag finds, for a caller limited to some notebooks, a tag titled
+// title that it cannot see (Joplin's tags are global: it is on notes of
+// other notebooks only). The create reuses it and answers as a fresh
+// create would, so the caller learns nothing of those notes, and Joplin
+// keeps one tag per title.
+func (o *Ops) invisibleTag(ctx context.Context, title string) (Tag, bool, error) {
+	if !scopeview.Limited(ctx) {
+		return Tag{}, false, nil
+	}
+	all, err := o.tagsTitled(joplin.WholeJoplin(ctx), title, "")
+	if err != nil || len(all) == 0 {
+		return Tag{}, false, err
+	}
+	t, err := o.loadTag(joplin.WholeJoplin(ctx), all[0].ID)
+	return t, err == nil, err
 }
 
 type updateTagIn struct {

@@ -257,6 +257,18 @@ func (ix *Index) Count(ctx context.Context) (int, error) {
 	return n, wrap(err, "count indexed notes")
 }
 
+// CountIn returns how many notes of the given notebooks the index holds,
+// trashed included.
+func (ix *Index) CountIn(ctx context.Context, notebooks []string) (int, error) {
+	args := make([]any, len(notebooks))
+	for i, id := range notebooks {
+		args[i] = id
+	}
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM notes n WHERE `+inNotebooks(len(notebooks)), args...).Scan(&n)
+	return n, wrap(err, "count indexed notes")
+}
+
 // Reset empties the index (for a rebuild), keeping its format and the
 // embeddings (keyed by content, they stay valid).
 func (ix *Index) Reset(ctx context.Context) error {

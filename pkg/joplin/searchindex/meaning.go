@@ -21,8 +21,10 @@ func (q Query) MeaningText() string {
 
 // Scope returns which notes a search by meaning may return for q: those
 // its filters and exclusions accept (joined by AND, or OR with any:1),
-// trashed ones only when includeTrashed. It reads the note rows once.
-func (ix *Index) Scope(ctx context.Context, q Query, includeTrashed bool) (func(rid int64) bool, error) {
+// trashed ones only when opts.IncludeTrashed, and only notes of
+// opts.Notebooks when opts.OnlyNotebooks (a caller's notebook scope). It
+// reads the note rows once.
+func (ix *Index) Scope(ctx context.Context, q Query, opts Options) (func(rid int64) bool, error) {
 	var conds []string
 	var args []any
 	for _, t := range q.Terms {
@@ -34,8 +36,8 @@ func (ix *Index) Scope(ctx context.Context, q Query, includeTrashed bool) (func(
 		c, a := filterSQL(f)
 		conds, args = append(conds, c), append(args, a...)
 	}
-	if len(conds) == 0 {
-		if includeTrashed {
+	if len(conds) == 0 && !opts.OnlyNotebooks {
+		if opts.IncludeTrashed {
 			return nil, nil
 		}
 		trashed, err := ix.ridSet(ctx, `SELECT rid FROM notes WHERE deleted_time <> 0`)
@@ -48,9 +50,18 @@ func (ix *Index) Scope(ctx context.Context, q Query, includeTrashed bool) (func(
 	if q.Any {
 		join = " OR "
 	}
-	where := "(" + strings.Join(conds, join) + ")"
-	if !includeTrashed {
+	where := "1"
+	if len(conds) > 0 {
+		where = "(" + strings.Join(conds, join) + ")"
+	}
+	if !opts.IncludeTrashed {
 		where += ` AND n.deleted_time = 0`
+	}
+	if opts.OnlyNotebooks {
+		where += ` AND ` + inNotebooks(len(opts.Notebooks))
+		for _, id := range opts.Notebooks {
+			args = append(args, id)
+		}
 	}
 	allowed, err := ix.ridSet(ctx, `SELECT n.rid FROM notes n WHERE `+where, args...)
 	if err != nil {

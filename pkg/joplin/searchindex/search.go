@@ -23,6 +23,10 @@ type Hit struct {
 type Options struct {
 	Limit, Offset  int
 	IncludeTrashed bool
+	// OnlyNotebooks limits the search to notes in Notebooks (a caller's
+	// notebook scope): nothing else is matched, ranked or quoted.
+	OnlyNotebooks bool
+	Notebooks     []string
 	// NoSnippets leaves Hit.Snippet empty (see Snippets): a hybrid search
 	// ranks many more hits than it shows.
 	NoSnippets bool
@@ -124,6 +128,12 @@ func build(q Query, opts Options) (string, []any) {
 	if !opts.IncludeTrashed {
 		where = append(where, `n.deleted_time = 0`)
 	}
+	if opts.OnlyNotebooks {
+		where = append(where, inNotebooks(len(opts.Notebooks)))
+		for _, id := range opts.Notebooks {
+			whereArgs = append(whereArgs, id)
+		}
+	}
 	var b strings.Builder
 	var all []any
 	if len(pos) > 0 {
@@ -153,6 +163,15 @@ func build(q Query, opts Options) (string, []any) {
 	b.WriteString(` LIMIT ? OFFSET ?`)
 	all = append(all, opts.Limit+1, opts.Offset)
 	return b.String(), all
+}
+
+// inNotebooks is the condition "the note is in one of n notebooks", whose
+// ids follow as arguments.
+func inNotebooks(n int) string {
+	if n == 0 {
+		return `0`
+	}
+	return `n.parent_id IN (?` + strings.Repeat(`, ?`, n-1) + `)`
 }
 
 // snippetSQL is the extract of a hit around its best match.

@@ -16,6 +16,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
 
@@ -27,6 +28,13 @@ const token = "actionstest-bearer-token-0123456789"
 // with the status the error code maps to.
 func Caller(t testing.TB, ex *executor.Executor) func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
 	t.Helper()
+	return CallerWith(t, ex, nil)
+}
+
+// CallerWith is Caller with the token limited to notebooks (nil: every
+// notebook).
+func CallerWith(t testing.TB, ex *executor.Executor, notebooks *notebookscope.Scope) func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "actions-token")
 	if err := os.WriteFile(path, []byte(token), 0o600); err != nil {
 		t.Fatal(err)
@@ -35,7 +43,7 @@ func Caller(t testing.TB, ex *executor.Executor) func(ctx context.Context, name 
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := actions.NewHandler(ex, actions.Config{Token: tf, MaxBodyBytes: 32 << 20, MaxConcurrent: 64, Rate: "100000-S"})
+	h, err := actions.NewHandler(ex, actions.Config{Token: tf, MaxBodyBytes: 32 << 20, MaxConcurrent: 64, Rate: "100000-S", TokenNotebooks: notebooks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
@@ -107,12 +109,19 @@ func start(t testing.TB, c *client.Client) *client.Client {
 // and returns an initialized client speaking to it.
 func InProcessStdio(t testing.TB, srv *mcpadapter.Server) *client.Client {
 	t.Helper()
+	return InProcessStdioAs(t, srv, principal.Stdio())
+}
+
+// InProcessStdioAs is InProcessStdio for the stdio owner limited as who
+// (say, by --notebooks).
+func InProcessStdioAs(t testing.TB, srv *mcpadapter.Server, who principal.Principal) *client.Client {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		mcpadapter.ServeStdio(context.Background(), srv, inR, outW, 32<<20, slog.New(slog.DiscardHandler))
+		mcpadapter.ServeStdioAs(context.Background(), who, srv, inR, outW, 32<<20, slog.New(slog.DiscardHandler))
 		outW.Close()
 	}()
 	t.Cleanup(func() { inW.Close(); <-done })
@@ -127,6 +136,13 @@ func (nilReader) Read([]byte) (int, error) { return 0, io.EOF }
 // origin and size checks) and returns an initialized client.
 func HTTP(t testing.TB, srv *mcpadapter.Server) *client.Client {
 	t.Helper()
+	return HTTPWith(t, srv, nil)
+}
+
+// HTTPWith is HTTP with the static token limited to notebooks (nil:
+// every notebook).
+func HTTPWith(t testing.TB, srv *mcpadapter.Server, notebooks *notebookscope.Scope) *client.Client {
+	t.Helper()
 	const token = "mcptest-bearer-token-0123456789"
 	path := filepath.Join(t.TempDir(), "mcp-token")
 	if err := os.WriteFile(path, []byte(token), 0o600); err != nil {
@@ -136,7 +152,7 @@ func HTTP(t testing.TB, srv *mcpadapter.Server) *client.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{Token: tf, MaxBodyBytes: 32 << 20}, nil)
+	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{Token: tf, MaxBodyBytes: 32 << 20, TokenNotebooks: notebooks}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

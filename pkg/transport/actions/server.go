@@ -23,6 +23,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
@@ -58,6 +59,9 @@ type Config struct {
 	// DocumentError answers DocumentPath when Document is nil (nil: a
 	// PUBLIC_DOMAIN_REQUIRED error); see OriginFromDomain.
 	DocumentError *domainerr.Error
+	// TokenNotebooks limits the token to these notebooks (nil: every
+	// notebook).
+	TokenNotebooks *notebookscope.Scope
 }
 
 // NewHandler builds the Actions HTTP handler for ex's Actions operations.
@@ -76,7 +80,7 @@ func NewHandler(ex *executor.Executor, cfg Config) (*echo.Echo, error) {
 	slots := make(chan struct{}, cfg.MaxConcurrent)
 
 	e := httpfront.New()
-	e.Pre(httpfront.Authenticate(cfg.Token, principal.StaticActions()), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
+	e.Pre(httpfront.Authenticate(cfg.Token, principal.StaticActions().Within(cfg.TokenNotebooks)), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
 	for _, op := range ex.Registry().Exposed(registry.Actions) {
 		e.POST(RoutePrefix+op.Name, handler(ex, op, slots))
 	}

@@ -14,7 +14,7 @@ func Status(code domainerr.Code) int {
 		return http.StatusBadRequest
 	case domainerr.Unauthenticated:
 		return http.StatusUnauthorized
-	case domainerr.OriginNotAllowed, domainerr.ReadOnly, domainerr.InsufficientScope:
+	case domainerr.OriginNotAllowed, domainerr.ReadOnly, domainerr.InsufficientScope, domainerr.NotebookNotWritable:
 		return http.StatusForbidden
 	case domainerr.NotFound, domainerr.UnknownOperation, domainerr.NotExposed, domainerr.PublicDomainRequired:
 		return http.StatusNotFound

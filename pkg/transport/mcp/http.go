@@ -15,6 +15,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
@@ -53,6 +54,9 @@ type HTTPConfig struct {
 	// nothing for that long (0: the defaults).
 	MaxStreamsPerCredential int
 	StreamIdleTimeout       time.Duration
+	// TokenNotebooks limits the static token to these notebooks (nil:
+	// every notebook).
+	TokenNotebooks *notebookscope.Scope
 	// OAuth, when set, also admits access tokens of our authorization
 	// server (limited to their scopes) and serves its routes openly.
 	OAuth *OAuthConfig
@@ -97,12 +101,13 @@ func newHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *g
 			origins[strings.ToLower(strings.TrimSuffix(o, "/"))] = true
 		}
 	}
-	auth := httpfront.Authenticate(cfg.Token, principal.StaticMCP(), healthPaths...)
+	static := principal.StaticMCP().Within(cfg.TokenNotebooks)
+	auth := httpfront.Authenticate(cfg.Token, static, healthPaths...)
 	if cfg.OAuth != nil {
 		if cfg.OAuth.Resource == nil {
 			return nil, nil, errors.New("mcp http: OAuth needs a resource server")
 		}
-		auth = authenticateOAuth(cfg.Token, cfg.OAuth, healthPaths...)
+		auth = authenticateOAuth(cfg.Token, static, cfg.OAuth, healthPaths...)
 	}
 	e := httpfront.New()
 	e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc {

@@ -30,7 +30,7 @@ type OAuthConfig struct {
 // issuer, audience and expiry, admits it as its grant (principal.OAuth,
 // limited to the grant's scopes). A request with neither gets 401 with the
 // RFC 9728 challenge naming the metadata.
-func authenticateOAuth(tf *bearer.TokenFile, oc *OAuthConfig, open ...string) echo.MiddlewareFunc {
+func authenticateOAuth(tf *bearer.TokenFile, static principal.Principal, oc *OAuthConfig, open ...string) echo.MiddlewareFunc {
 	rs := oc.Resource
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -49,7 +49,7 @@ func authenticateOAuth(tf *bearer.TokenFile, oc *OAuthConfig, open ...string) ec
 					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
 			}
 			if err == nil {
-				c.SetRequest(r.WithContext(principal.With(r.Context(), principal.StaticMCP())))
+				c.SetRequest(r.WithContext(principal.With(r.Context(), static)))
 				return next(c)
 			}
 			tok, perr := bearer.ParseBearer(r.Header)
@@ -62,7 +62,7 @@ func authenticateOAuth(tf *bearer.TokenFile, oc *OAuthConfig, open ...string) ec
 				c.Response().Header().Set("WWW-Authenticate", rs.InvalidTokenChallenge())
 				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
 			}
-			c.SetRequest(r.WithContext(principal.With(r.Context(), principal.OAuth(p.GrantID, p.Scopes))))
+			c.SetRequest(r.WithContext(principal.With(r.Context(), principal.OAuth(p.GrantID, p.Scopes, p.Notebooks))))
 			return next(c)
 		}
 	}

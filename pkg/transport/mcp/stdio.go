@@ -31,13 +31,21 @@ const MaxStdioMessage = 24 << 20
 // to out; the bytes written are the ones mcp-go's path would write. Every
 // other message goes to mcp-go.
 func ServeStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, maxLine int, log *slog.Logger) error {
-	return serveStdio(ctx, s, in, out, maxLine, log, true)
+	return serveStdio(principal.With(ctx, principal.Stdio()), s, in, out, maxLine, log, true)
+}
+
+// ServeStdioAs is ServeStdio for the owner limited by --notebooks: every
+// call is made as who.
+func ServeStdioAs(ctx context.Context, who principal.Principal, s *Server, in io.Reader, out io.Writer, maxLine int, log *slog.Logger) error {
+	return serveStdio(principal.With(ctx, who), s, in, out, maxLine, log, true)
 }
 
 // serveStdio is ServeStdio; withFastPath false sends every message to s,
 // which tests compare the fast path against.
 func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, maxLine int, log *slog.Logger, withFastPath bool) error {
-	ctx = principal.With(ctx, principal.Stdio())
+	if _, ok := principal.From(ctx); !ok {
+		ctx = principal.With(ctx, principal.Stdio())
+	}
 	r := bufio.NewReaderSize(in, 64<<10)
 	var wg sync.WaitGroup
 	w := &stdioOut{bw: bufio.NewWriterSize(out, 64<<10), log: log}
