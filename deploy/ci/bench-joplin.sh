@@ -12,6 +12,9 @@
 # binary, e.g. an earlier commit's, timed in turn in the same run),
 # BENCH_SCOPED (when set: the second binary is this one limited by
 # --notebooks to the seeded notebook, issue 24).
+# BENCH_TASK=1 runs the scripted agent task of issue 25 instead (model-
+# visible bytes and Joplin requests per step, idle requests per minute for
+# BENCH_IDLE, default 3m, and the start-up count).
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -39,5 +42,10 @@ for _ in $(seq 1 180); do
 done
 curl -fsS "$url/ping" >/dev/null || { echo "bench-joplin: Joplin did not answer /ping" >&2; exit 1; }
 
+if [ -n "${BENCH_TASK:-}" ]; then
+  "$work/benchjoplin" -task -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
+    -notes "${BENCH_NOTES:-500}" -idle "${BENCH_IDLE:-3m}"
+  exit 0
+fi
 "$work/benchjoplin" -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
   -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}" ${BENCH_SCOPED:+-scoped}

@@ -121,3 +121,32 @@ func index(s string) int {
 	}
 	return len(Toolsets)
 }
+
+// Tool profiles: which operations an MCP server lists (ParseProfile).
+const (
+	ProfileAll  = "all"
+	ProfileCore = "core"
+)
+
+// CoreTools are the operations the core profile lists: an agent's loop of
+// search, read, list, create and one-call edits. The others stay reachable
+// through find_tools and call_tool (mcpadapter.Core).
+var CoreTools = []string{"search", "get_note", "list_notes", "create_note", "edit_note"}
+
+// CoreHidden names optional inputs the core profile leaves out of its
+// listed schemas (the executor still takes them): search's mode, whose
+// default (hybrid once every note is embedded, else keyword) suits an
+// agent's loop, and list_notes' rare resource filter.
+var CoreHidden = map[string][]string{"search": {"mode"}, "list_notes": {"resource_id"}}
+
+// ParseProfile checks a --tools value and returns the operations it lists,
+// nil meaning all.
+func ParseProfile(s string) ([]string, error) {
+	switch strings.TrimSpace(s) {
+	case "", ProfileAll:
+		return nil, nil
+	case ProfileCore:
+		return append([]string{}, CoreTools...), nil
+	}
+	return nil, fmt.Errorf("unknown tool profile %q (known: %s, %s)", s, ProfileAll, ProfileCore)
+}

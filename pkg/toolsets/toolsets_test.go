@@ -133,13 +133,13 @@ func compactToolsList(t testing.TB, reg *registry.Registry) []byte {
 	return toolsListFor(t, reg, registry.MCPStdio)
 }
 
-func toolsListFor(t testing.TB, reg *registry.Registry, tr registry.Transport) []byte {
+func toolsListFor(t testing.TB, reg *registry.Registry, tr registry.Transport, opts ...mcpadapter.ServerOption) []byte {
 	t.Helper()
 	ex, err := executor.New(reg, executor.DefaultLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := mcpadapter.NewServer(ex, tr, "golden")
+	srv := mcpadapter.NewServer(ex, tr, "golden", opts...)
 	resp := srv.HandleMessage(context.Background(), json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
 	b, err := json.Marshal(resp)
 	if err != nil {
@@ -148,9 +148,9 @@ func toolsListFor(t testing.TB, reg *registry.Registry, tr registry.Transport) [
 	return b
 }
 
-func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport) []byte {
+func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport, opts ...mcpadapter.ServerOption) []byte {
 	t.Helper()
-	b := toolsListFor(t, reg, tr)
+	b := toolsListFor(t, reg, tr, opts...)
 	var v struct {
 		Result struct {
 			Tools []mcp.Tool `json:"tools"`

@@ -24,6 +24,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
+	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building
@@ -32,6 +33,8 @@ type app struct {
 	joplin *joplin.Client
 	exec   *executor.Executor
 	log    *slog.Logger
+	// mcpOpts configure the MCP servers (the tool profile).
+	mcpOpts []mcpadapter.ServerOption
 	// index is the search index; it opens on first use (see joplinindex).
 	index *joplinindex.Indexer
 	// syncRequests asks the Joplin container for a sync after each write
@@ -75,6 +78,10 @@ func setup(name string, args []string, stderr io.Writer, withHTTP bool, extra fu
 
 func newApp(c *config, log *slog.Logger) (*app, error) {
 	enabled, err := toolsets.Parse(c.Toolsets)
+	if err != nil {
+		return nil, err
+	}
+	core, err := toolsets.ParseProfile(c.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +137,11 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests, view: view}, nil
+	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests, view: view}
+	if core != nil {
+		a.mcpOpts = []mcpadapter.ServerOption{mcpadapter.Core(core, toolsets.CoreHidden)}
+	}
+	return a, nil
 }
 
 // meaning sets search by meaning up from the --embeddings-* flags: off

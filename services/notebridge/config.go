@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/toolsets"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
 )
@@ -31,6 +32,7 @@ type config struct {
 	StateDir        string
 	SyncStateDir    string
 	Toolsets        string
+	Tools           string
 	ReadOnly        bool
 	LogLevel        string
 	MaxRequestBytes int64
@@ -103,6 +105,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.StringVar(&c.SyncStateDir, "sync-state-dir", "", "directory the Joplin container shares its sync state in (status.json; compose: /sync): "+
 		"joplin_status reports it, and a sync is requested there after every write")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
+	fs.StringVar(&c.Tools, "tools", toolsets.ProfileAll, "MCP tools listed: all, or core (search, read, list, create, edit; find_tools and call_tool reach the rest)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")

@@ -34,7 +34,7 @@ func runStdio(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, false) // stdio opens no socket until a call
-	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version)
+	srv := mcpadapter.NewServer(a.exec, registry.MCPStdio, version, a.mcpOpts...)
 	a.notifyResources(srv)
 	// Start-up garbage (package init, catalog build) is most of the heap:
 	// collect it and hand its pages back while the client's first message
@@ -99,7 +99,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 	if err != nil {
 		return listener{}, err
 	}
-	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version)
+	srv := mcpadapter.NewServer(a.exec, registry.MCPHTTP, version, a.mcpOpts...)
 	a.notifyResources(srv)
 	h, err := mcpadapter.NewHTTPHandler(srv, mcpadapter.HTTPConfig{
 		Token:          token,

@@ -6,7 +6,8 @@
 // bridge call makes, counted by a small proxy in front of Joplin that a
 // second bridge process (not the timed one) talks to.
 //
-// deploy/ci/bench-joplin.sh starts Joplin and runs it.
+// With -task it runs the scripted agent task of issue 25 instead
+// (task.go). deploy/ci/bench-joplin.sh starts Joplin and runs it.
 package main
 
 import (
@@ -26,6 +27,7 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -38,11 +40,19 @@ func main() {
 	n := flag.Int("n", 200, "timed calls per operation and path")
 	baseline := flag.String("baseline-bin", "", "a second notebridge binary (say, an earlier commit's) timed in turn with -bin")
 	scoped := flag.Bool("scoped", false, "time, in turn with -bin, the same binary limited by --notebooks to the seeded notebook (issue 24)")
+	task := flag.Bool("task", false, "run the scripted agent task (search, read, change one line, tag, read again) and the idle count instead")
+	idle := flag.Duration("idle", 3*time.Minute, "with -task: how long to count the idle Joplin requests")
 	flag.Parse()
 	if *scoped && *baseline != "" {
 		log.Fatal("-scoped and -baseline-bin both take the second column; choose one")
 	}
-	if err := run(*joplinURL, *tokenFile, *bin, *baseline, *scoped, *notes, *n); err != nil {
+	var err error
+	if *task {
+		err = runTask(*joplinURL, *tokenFile, *bin, *notes, *idle)
+	} else {
+		err = run(*joplinURL, *tokenFile, *bin, *baseline, *scoped, *notes, *n)
+	}
+	if err != nil {
 		log.Fatal(err)
 	}
 }
@@ -120,6 +130,8 @@ type bridge struct {
 	in  io.WriteCloser
 	out *bufio.Reader
 	id  int
+	// called: a tool call was made (the first one checks Joplin's identity)
+	called bool
 }
 
 func startBridge(bin, joplinURL, tokenFile, stateDir string, extra ...string) (*bridge, error) {
@@ -150,7 +162,7 @@ func (b *bridge) rpcWant(method, params string, wantToolError bool) ([]byte, err
 	if _, err := fmt.Fprintf(b.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", b.id, method, params); err != nil {
 		return nil, err
 	}
-	line, err := b.out.ReadBytes('\n')
+	line, err := b.readResponse()
 	if err != nil {
 		return nil, err
 	}
@@ -169,6 +181,23 @@ func (b *bridge) rpcWant(method, params string, wantToolError bool) ([]byte, err
 	return line, nil
 }
 
+// readResponse reads lines until a response (one with an id): the server
+// may send notifications first (resources/list_changed after a write).
+func (b *bridge) readResponse() ([]byte, error) {
+	for {
+		line, err := b.out.ReadBytes('\n')
+		if err != nil {
+			return nil, err
+		}
+		var msg struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(line, &msg) == nil && len(msg.ID) > 0 {
+			return line, nil
+		}
+	}
+}
+
 // call runs one tool and decodes its result, as an MCP client would.
 func (b *bridge) call(tool, args string, wantToolError bool) error {
 	line, err := b.rpcWant("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args), wantToolError)
@@ -184,8 +213,26 @@ func (b *bridge) close() {
 	b.cmd.Wait()
 }
 
-// counter is a reverse proxy in front of Joplin that counts requests.
-type counter struct{ n atomic.Int64 }
+// counter is a reverse proxy in front of Joplin that counts requests and
+// keeps each one's method, path and query.
+type counter struct {
+	n    atomic.Int64
+	mu   sync.Mutex
+	reqs []string
+}
+
+// since returns the requests after the first n.
+func (c *counter) since(n int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.reqs[n:]...)
+}
+
+func (c *counter) len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.reqs)
+}
 
 func startCounter(target string) (string, *counter, error) {
 	u, err := url.Parse(target)
@@ -200,6 +247,11 @@ func startCounter(target string) (string, *counter, error) {
 	}
 	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.n.Add(1)
+		q := r.URL.Query()
+		q.Del("token")
+		c.mu.Lock()
+		c.reqs = append(c.reqs, r.Method+" "+r.URL.Path+"?"+q.Encode())
+		c.mu.Unlock()
 		rp.ServeHTTP(w, r)
 	}))
 	return "http://" + ln.Addr().String(), c, nil
@@ -216,12 +268,20 @@ type workload struct {
 	refused bool
 }
 
-func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n int) error {
+// newREST returns a kept-alive REST client of the Joplin at joplinURL.
+func newREST(joplinURL, tokenFile string) (rest, error) {
 	tok, err := os.ReadFile(tokenFile)
+	if err != nil {
+		return rest{}, err
+	}
+	return rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}, nil
+}
+
+func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n int) error {
+	r, err := newREST(joplinURL, tokenFile)
 	if err != nil {
 		return err
 	}
-	r := rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}
 	seedStart := time.Now()
 	folder, note, err := seed(r, notes)
 	if err != nil {

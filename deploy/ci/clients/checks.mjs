@@ -15,12 +15,12 @@ export function env(name) {
   return v;
 }
 
-/** Arguments of `notebridge mcp stdio` against the fake Joplin. */
-export function stdioServer() {
+/** Arguments of `notebridge mcp stdio` against the fake Joplin, plus extra. */
+export function stdioServer(...extra) {
   return {
     command: env('CLIENTS_BIN'),
     args: ['mcp', 'stdio', '--joplin-url', env('CLIENTS_JOPLIN_URL'),
-      '--joplin-token-file', env('CLIENTS_JOPLIN_TOKEN_FILE'), '--joplin-wait', '2s'],
+      '--joplin-token-file', env('CLIENTS_JOPLIN_TOKEN_FILE'), '--joplin-wait', '2s', ...extra],
     env: { HOME: env('CLIENTS_HOME') },
     stderr: 'inherit',
   };
@@ -135,6 +135,57 @@ export function defineChecks(label, connect) {
       const r = await client.callTool({ name: 'list_note_revisions', arguments: { note_id: note.id } });
       assert.ok(!r.isError, JSON.stringify(r));
       assert.deepEqual(r.structuredContent.revisions, []);
+    });
+  });
+}
+
+/** The JSON answer in a successful result's text block. */
+function answer(result) {
+  assert.ok(!result.isError, JSON.stringify(result));
+  return JSON.parse(result.content[0].text);
+}
+
+/**
+ * Registers the checks of `--tools core` for one SDK: the catalog is the
+ * core tools plus find_tools and call_tool; the lean agent task runs on
+ * core tools (edit one line and tag by a new title in one call); a trashed
+ * note is restored through find_tools and call_tool.
+ */
+export function defineCoreChecks(label, connect) {
+  describe(label, () => {
+    let client;
+    before(async () => { client = await connect(); });
+    after(async () => { await client?.close(); });
+
+    test('core catalog, the lean task, a non-core tool on demand', async () => {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(),
+        ['call_tool', 'create_note', 'edit_note', 'find_tools', 'get_note', 'list_notes', 'search']);
+      const nb = answer(await client.callTool({ name: 'call_tool', arguments: { name: 'create_notebook', arguments: { title: `${label} ${randomBytes(4).toString('hex')}` } } }));
+      const created = await client.callTool({ name: 'create_note', arguments: { notebook_id: nb.id, title: 'Roadmap', body: '- Plant the river beds\n' } });
+      const id = created.structuredContent.id;
+      // The index may still be building: then the fake Joplin's search
+      // answers, which (like Joplin's) misses new notes.
+      const found = await client.callTool({ name: 'search', arguments: { query: 'Roadmap' } });
+      assert.ok(Array.isArray(found.structuredContent.items), JSON.stringify(found));
+      const read = (await client.callTool({ name: 'get_note', arguments: { id } })).structuredContent;
+      const edit = await client.callTool({ name: 'edit_note', arguments: { id, updated_time: read.updated_time, changes: [
+        { op: 'replace', find: 'river beds', text: 'river beds and the hedges' },
+        { op: 'tag', target: 'planning', create: true }] } });
+      assert.equal(edit.structuredContent.status, 'applied', JSON.stringify(edit));
+      assert.equal(edit.structuredContent.lines_changed, 2);
+      const after = (await client.callTool({ name: 'get_note', arguments: { id, include: ['tags'] } })).structuredContent;
+      assert.equal(after.body, '- Plant the river beds and the hedges\n');
+      assert.deepEqual(after.tags.map((t) => t.title), ['planning']);
+
+      answer(await client.callTool({ name: 'call_tool', arguments: { name: 'trash_note', arguments: { id } } }));
+      assert.equal((await client.callTool({ name: 'get_note', arguments: { id } })).structuredContent.trashed, true);
+      const more = answer(await client.callTool({ name: 'find_tools', arguments: { query: 'restore' } }));
+      const restore = more.tools.find((t) => t.name === 'restore_note');
+      assert.ok(restore?.input_schema, JSON.stringify(more));
+      answer(await client.callTool({ name: 'call_tool', arguments: { name: 'restore_note', arguments: { id } } }));
+      const back = (await client.callTool({ name: 'get_note', arguments: { id } })).structuredContent;
+      assert.equal(back.trashed, false);
     });
   });
 }

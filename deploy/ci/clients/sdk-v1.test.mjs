@@ -4,7 +4,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { defineChecks, httpServer, stdioServer } from './checks.mjs';
+import { defineChecks, defineCoreChecks, httpServer, stdioServer } from './checks.mjs';
 
 async function connect(transport) {
   const client = new Client({ name: 'notebridge-ci-sdk-v1', version: '1' });
@@ -13,6 +13,7 @@ async function connect(transport) {
 }
 
 defineChecks('sdk v1 stdio', () => connect(new StdioClientTransport(stdioServer())));
+defineCoreChecks('sdk v1 stdio --tools core', () => connect(new StdioClientTransport(stdioServer('--tools', 'core'))));
 defineChecks('sdk v1 streamable http', () => {
   const { url, headers } = httpServer();
   return connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));

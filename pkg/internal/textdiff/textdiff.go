@@ -197,3 +197,7 @@ func middle(a, b []string, off int) []lineOp {
 	}
 	return ops
 }
+
+// Changed counts the lines removed and added from a to b, as Unified
+// would show them (a changed line counts twice: once removed, once added).
+func Changed(a, b []string) int { return countChanged(align(a, b)) }

@@ -23,11 +23,13 @@ func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Opt
 	if err != nil {
 		return nil, "", false, err
 	}
+	x.touch()
 	x.waitOpened(ctx, time.Second)
 	ix := x.servableIndex()
 	if ix == nil {
 		return nil, string(x.Status().State), false, nil
 	}
+	x.catchUp(ctx)
 	hits, err = ix.Search(ctx, q, opts)
 	if err != nil {
 		x.cfg.Log.Warn("search index query failed; answering from Joplin's search", "err", err)
@@ -46,6 +48,7 @@ func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Opt
 // pass repairs the index later. Before the index is built it does nothing
 // (the build or the saved cursor covers the write).
 func (x *Indexer) Wrote(ctx context.Context, w joplin.Write) {
+	x.touch()
 	defer x.meaning.wake() // a note's new text is embedded at once
 	if x.deferred(w) {
 		return

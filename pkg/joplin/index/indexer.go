@@ -1,9 +1,12 @@
 // Package joplinindex keeps the embedded search index (pkg/joplin/searchindex)
 // in step with Joplin: a background build page by page, Joplin's /events
-// change feed polled about once a second from a cursor saved with the
-// index, a periodic reconciliation pass for what /events does not report
-// (tag links, notebooks, tags), and synchronous updates after notebridge's
-// own writes. Nothing starts until the first call that needs the index.
+// change feed polled from a cursor saved with the index (about once a
+// second while searches or writes arrive, backing off to every 30 s when
+// idle, and caught up right before a search), a light check of notebooks
+// and tags every minute that re-reads only what moved, a full
+// reconciliation hourly for what /events does not report (tag links made
+// elsewhere), and synchronous updates after notebridge's own writes.
+// Nothing starts until the first call that needs the index.
 package joplinindex
 
 import (
@@ -15,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,10 +43,21 @@ const (
 type Config struct {
 	// Path is the index file.
 	Path string
-	// Poll is the /events polling interval (default 1 s).
+	// Poll is the /events polling interval while searches or writes arrive
+	// (default 1 s).
 	Poll time.Duration
-	// Reconcile is the interval of the reconciliation pass (default 60 s).
+	// IdlePoll is the interval it backs off to, doubling per idle poll
+	// (default DefaultIdlePoll, at least Poll).
+	IdlePoll time.Duration
+	// CatchUp: a search first has /events polled when the last poll is
+	// older than this (default Poll).
+	CatchUp time.Duration
+	// Reconcile is the interval of the light check of notebooks and tags
+	// (default 60 s).
 	Reconcile time.Duration
+	// FullReconcile is the interval of the full reconciliation pass
+	// (default DefaultFullReconcile, at least Reconcile).
+	FullReconcile time.Duration
 	// MaxNotes bounds a build (default 100,000).
 	MaxNotes int
 	// SyncGeneration, when set, returns a number that changes after every
@@ -82,6 +97,14 @@ type Indexer struct {
 
 	// rebuild asks the loop to build the index again from scratch.
 	rebuild atomic.Bool
+	// idlePolls counts the polls since the last search or write; lastPoll
+	// is when the last step ended (Unix ns).
+	idlePolls atomic.Int32
+	lastPoll  atomic.Int64
+	// wake cuts an idle wait short; catchUps asks for a step now and is
+	// closed after it.
+	wake     chan struct{}
+	catchUps chan chan struct{}
 	// meaning is search by meaning; nil when off.
 	meaning *meaning
 
@@ -112,16 +135,28 @@ func New(c *joplin.Client, cfg Config) *Indexer {
 	if cfg.Poll <= 0 {
 		cfg.Poll = time.Second
 	}
+	if cfg.IdlePoll <= 0 {
+		cfg.IdlePoll = DefaultIdlePoll
+	}
+	cfg.IdlePoll = max(cfg.IdlePoll, cfg.Poll)
+	if cfg.CatchUp <= 0 {
+		cfg.CatchUp = cfg.Poll
+	}
 	if cfg.Reconcile <= 0 {
 		cfg.Reconcile = time.Minute
 	}
+	if cfg.FullReconcile <= 0 {
+		cfg.FullReconcile = DefaultFullReconcile
+	}
+	cfg.FullReconcile = max(cfg.FullReconcile, cfg.Reconcile)
 	if cfg.MaxNotes <= 0 {
 		cfg.MaxNotes = 100_000
 	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	x := &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{}), meaning: newMeaning(cfg.Meaning)}
+	x := &Indexer{c: c, cfg: cfg, state: Idle, done: make(chan struct{}), opened: make(chan struct{}),
+		wake: make(chan struct{}, 1), catchUps: make(chan chan struct{}, 1), meaning: newMeaning(cfg.Meaning)}
 	c.Observe(x.Wrote)
 	return x
 }
@@ -234,7 +269,8 @@ func (x *Indexer) signal(what string) {
 
 // run opens (or rebuilds) the index, then polls /events and reconciles
 // until ctx ends. Failures are logged and retried on the next tick;
-// nothing here panics or stops the process.
+// nothing here panics or stops the process. A resumed index starts with
+// the light check, not the full pass.
 func (x *Indexer) run(ctx context.Context) {
 	defer close(x.done)
 	defer x.markOpened()
@@ -251,18 +287,25 @@ func (x *Indexer) run(ctx context.Context) {
 			x.embedLoop(ctx)
 		}()
 	}
-	var lastReconcile time.Time
+	passes := &passes{full: time.Now()}
 	buildFailures := 0
 	syncs := &syncWatch{gen: x.cfg.SyncGeneration}
+	syncs.resume(ctx, ix)
+	var waiting []chan struct{}
 	for {
-		err := x.step(ctx, ix, &lastReconcile, syncs)
+		err := x.step(ctx, ix, passes, syncs)
+		x.lastPoll.Store(time.Now().UnixNano())
+		for _, w := range waiting {
+			close(w)
+		}
+		waiting = waiting[:0]
 		if err != nil && searchindex.IsCorrupt(err) {
 			if ix = x.reopen(ctx, ix); ix == nil {
 				return
 			}
 			continue
 		}
-		wait := x.cfg.Poll
+		wait := pollWait(x.cfg.Poll, x.cfg.IdlePoll, int(x.idlePolls.Add(1))-1)
 		if err != nil {
 			x.trouble(ctx, err)
 			var be *buildError
@@ -281,9 +324,28 @@ func (x *Indexer) run(ctx context.Context) {
 			t.Stop()
 			return
 		case <-t.C:
+		case <-x.wake:
+			t.Stop()
+			// A search or a write: poll at the active interval from now.
+			t = time.NewTimer(x.cfg.Poll)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			case w := <-x.catchUps:
+				t.Stop()
+				waiting = append(waiting, w)
+			}
+		case w := <-x.catchUps:
+			t.Stop()
+			waiting = append(waiting, w)
 		}
 	}
 }
+
+// passes holds when the light check and the full reconciliation last ran.
+type passes struct{ light, full time.Time }
 
 // buildError is a failed build.
 type buildError struct{ err error }
@@ -294,7 +356,7 @@ func (e *buildError) Unwrap() error { return e.err }
 // step builds the index when it has no cursor; otherwise it applies the
 // changes /events reports, the tag links after a completed sync and, when
 // due, a reconciliation pass.
-func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile *time.Time, syncs *syncWatch) error {
+func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, p *passes, syncs *syncWatch) error {
 	cursor, err := ix.Meta(ctx, "cursor")
 	if err != nil {
 		return err
@@ -306,11 +368,11 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 		cursor = ""
 	}
 	if cursor == "" {
-		if err := x.build(ctx, ix); err != nil {
+		if err := x.build(ctx, ix, syncs); err != nil {
 			syncs.retry()
 			return &buildError{err}
 		}
-		*lastReconcile = time.Now()
+		p.light, p.full = time.Now(), time.Now()
 		return nil
 	}
 	if err := x.pollEvents(ctx, ix, cursor); err != nil {
@@ -322,14 +384,23 @@ func (x *Indexer) step(ctx context.Context, ix *searchindex.Index, lastReconcile
 			syncs.retry()
 			return fmt.Errorf("tag links after a sync: %w", err)
 		}
+		if err := syncs.save(ctx, ix); err != nil {
+			return err
+		}
 		x.meaning.wake()
 		x.signal("synced")
 	}
-	if time.Since(*lastReconcile) >= x.cfg.Reconcile {
+	switch {
+	case time.Since(p.full) >= x.cfg.FullReconcile:
 		if err := x.reconcile(ctx, ix); err != nil {
 			return fmt.Errorf("reconcile: %w", err)
 		}
-		*lastReconcile = time.Now()
+		p.light, p.full = time.Now(), time.Now()
+	case time.Since(p.light) >= x.cfg.Reconcile:
+		if err := x.lightReconcile(ctx, ix); err != nil {
+			return fmt.Errorf("check notebooks and tags: %w", err)
+		}
+		p.light = time.Now()
 	}
 	if st := x.Status().State; st != Ready {
 		x.cfg.Log.Info("search index is up to date", "was", st)
@@ -363,6 +434,27 @@ func (w *syncWatch) changed() bool {
 // retry makes the next poll act on the generation again.
 func (w *syncWatch) retry() { w.seen = false }
 
+// resume takes the generation the index last caught up with, so a
+// restart after no sync asks Joplin nothing for it.
+func (w *syncWatch) resume(ctx context.Context, ix *searchindex.Index) {
+	if w.gen == nil {
+		return
+	}
+	if v, err := ix.Meta(ctx, "sync_gen"); err == nil && v != "" {
+		if g, err := strconv.ParseInt(v, 10, 64); err == nil {
+			w.last, w.seen = g, true
+		}
+	}
+}
+
+// save records the generation the index caught up with.
+func (w *syncWatch) save(ctx context.Context, ix *searchindex.Index) error {
+	if w.gen == nil || !w.seen {
+		return nil
+	}
+	return ix.SetMeta(ctx, "sync_gen", strconv.FormatInt(w.last, 10))
+}
+
 // open opens the index file, moving a corrupt or outdated one aside.
 func (x *Indexer) open(ctx context.Context) *searchindex.Index {
 	for {
@@ -388,6 +480,9 @@ func (x *Indexer) open(ctx context.Context) *searchindex.Index {
 				x.signal("resumed")
 			}
 			return ix
+		}
+		if ctx.Err() != nil {
+			return nil // the process is stopping: nothing failed
 		}
 		x.cfg.Log.Error("cannot open the search index; search uses Joplin's own meanwhile, retrying", "err", err)
 		x.setState(Failed, err)

@@ -50,11 +50,12 @@ func newEnvAt(t *testing.T, dir string, cleanup func(func())) *env {
 	return &env{fake: fake, c: clients[0], ext: clients[1], applied: make(chan string, 1000), path: filepath.Join(dir, "search", "index.db")}
 }
 
-// start runs an Indexer polling every 5 ms; reconcile is the
-// reconciliation interval (long by default, so tests drive it).
+// start runs an Indexer polling every 5 ms, idle or not; reconcile is the
+// interval of both reconciliation passes (long by default, so tests drive
+// it).
 func (e *env) start(t *testing.T, reconcile time.Duration) *Indexer {
 	t.Helper()
-	x := New(e.c, Config{Path: e.path, Poll: 5 * time.Millisecond, Reconcile: reconcile,
+	x := New(e.c, Config{Path: e.path, Poll: 5 * time.Millisecond, IdlePoll: 5 * time.Millisecond, Reconcile: reconcile, FullReconcile: reconcile,
 		Applied: func(what string) { e.applied <- what }})
 	t.Cleanup(func() { x.Close() })
 	x.Start()
@@ -212,8 +213,9 @@ func TestOutagePausesAndResumes(t *testing.T) {
 	}
 }
 
-// TestReconcileRunsOnItsOwn: the loop runs the reconciliation pass at its
-// interval, so a notebook renamed elsewhere (absent from /events) is seen.
+// TestReconcileRunsOnItsOwn: the loop runs the reconciliation passes at
+// their interval, so a notebook renamed elsewhere (absent from /events) is
+// seen.
 func TestReconcileRunsOnItsOwn(t *testing.T) {
 	e := newEnv(t)
 	f := e.write(t, "POST", "/folders", map[string]any{"title": "Work"})

@@ -60,8 +60,9 @@ func isNotFound(err error) bool {
 
 // build reads every notebook, tag, tag link and note from Joplin into an
 // emptied index, page by page, then saves the cursor taken before the
-// first read: changes made during the build are applied after it.
-func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
+// first read: changes made during the build are applied after it. It
+// keeps the sync generation syncs saw: the build read the tag links.
+func (x *Indexer) build(ctx context.Context, ix *searchindex.Index, syncs *syncWatch) error {
 	x.setState(Building, nil)
 	x.mu.Lock()
 	x.servable = false
@@ -81,6 +82,10 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 		return err
 	}
 	if err := ix.Reset(ctx); err != nil {
+		return err
+	}
+	fps, err := x.fingerprints(ctx)
+	if err != nil {
 		return err
 	}
 	if err := x.refreshFoldersTags(ctx, ix, true); err != nil {
@@ -118,6 +123,12 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 	if err != nil {
 		return err
 	}
+	if err := x.setFingerprints(ctx, ix, fps); err != nil {
+		return err
+	}
+	if err := syncs.save(ctx, ix); err != nil {
+		return err
+	}
 	if err := ix.SetMeta(ctx, "cursor", string(head.Cursor)); err != nil {
 		return err
 	}
@@ -149,17 +160,14 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index) error {
 // refreshFoldersTags re-reads every notebook and tag and, with links,
 // every tag's notes (one listing per tag).
 func (x *Indexer) refreshFoldersTags(ctx context.Context, ix *searchindex.Index, links bool) error {
-	folders, err := joplin.ListAll[idTitle](ctx, x.c, "/folders", url.Values{"fields": {"id,parent_id,title"}}, x.cfg.MaxNotes)
-	if err != nil {
+	if err := x.refreshFolders(ctx, ix); err != nil {
 		return err
 	}
-	fs := make([]searchindex.Folder, len(folders))
-	for i, f := range folders {
-		fs[i] = searchindex.Folder{ID: f.ID, ParentID: f.ParentID, Title: f.Title}
-	}
-	if err := ix.ReplaceFolders(ctx, fs); err != nil {
-		return err
-	}
+	return x.refreshTags(ctx, ix, links)
+}
+
+// refreshTags re-reads every tag and, with links, every tag's notes.
+func (x *Indexer) refreshTags(ctx context.Context, ix *searchindex.Index, links bool) error {
 	tags, err := joplin.ListAll[idTitle](ctx, x.c, "/tags", url.Values{"fields": {"id,title"}}, x.cfg.MaxNotes)
 	if err != nil {
 		return err
@@ -183,6 +191,19 @@ func (x *Indexer) refreshFoldersTags(ctx context.Context, ix *searchindex.Index,
 		}
 	}
 	return ix.ReplaceTags(ctx, ts, linkMap)
+}
+
+// refreshFolders re-reads every notebook.
+func (x *Indexer) refreshFolders(ctx context.Context, ix *searchindex.Index) error {
+	folders, err := joplin.ListAll[idTitle](ctx, x.c, "/folders", url.Values{"fields": {"id,parent_id,title"}}, x.cfg.MaxNotes)
+	if err != nil {
+		return err
+	}
+	fs := make([]searchindex.Folder, len(folders))
+	for i, f := range folders {
+		fs[i] = searchindex.Folder{ID: f.ID, ParentID: f.ParentID, Title: f.Title}
+	}
+	return ix.ReplaceFolders(ctx, fs)
 }
 
 // pollEvents applies every change /events reports after cursor, a page
@@ -278,7 +299,14 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 // trash stamps are compared with the index (changed or missing notes are
 // re-read, notes Joplin no longer has are removed).
 func (x *Indexer) reconcile(ctx context.Context, ix *searchindex.Index) error {
+	fps, err := x.fingerprints(ctx)
+	if err != nil {
+		return err
+	}
 	if err := x.refreshFoldersTags(ctx, ix, true); err != nil {
+		return err
+	}
+	if err := x.setFingerprints(ctx, ix, fps); err != nil {
 		return err
 	}
 	if err := x.syncStamps(ctx, ix); err != nil {

@@ -15,7 +15,7 @@ func TestCompletedSyncBringsTagLinks(t *testing.T) {
 	e := newEnv(t)
 	f := e.write(t, "POST", "/folders", map[string]any{"title": "Inbox"})
 	var gen atomic.Int64
-	x := New(e.c, Config{Path: e.path, Poll: 5 * time.Millisecond, Reconcile: time.Hour,
+	x := New(e.c, Config{Path: e.path, Poll: 5 * time.Millisecond, IdlePoll: 5 * time.Millisecond, Reconcile: time.Hour,
 		SyncGeneration: func() (int64, bool) { return gen.Load(), true },
 		Applied:        func(what string) { e.applied <- what }})
 	t.Cleanup(func() { x.Close() })

@@ -37,14 +37,9 @@ var changeOps = append(append([]string{}, edits.Ops...), opTitle, opMove, opTag,
 // change is one item of a plan request. Which fields an op uses is checked
 // by validateChanges, not by the (deliberately compact) schema.
 type change struct {
-	Note    string  `json:"note" schema:"max=32"`
-	Op      string  `json:"op" schema:"enum=@change_op"`
-	Find    *string `json:"find,omitempty" schema:"max=@max_body"`
-	Heading *string `json:"heading,omitempty" schema:"max=500"`
-	Text    *string `json:"text,omitempty" schema:"max=@max_body"`
-	Count   *int    `json:"count,omitempty" schema:"min=1,max=1000"`
-	Target  *string `json:"target,omitempty" schema:"max=32"`
-	Due     *int64  `json:"due,omitempty" schema:"min=0,max=@max_due"`
+	Note string `json:"note" schema:"max=32"`
+	editChange
+	Due *int64 `json:"due,omitempty" schema:"min=0,max=@max_due"`
 }
 
 // changesIn is the compact input preview and apply share: one change
@@ -70,7 +65,7 @@ var opFields = map[string]struct{ required, optional []string }{
 	edits.Prepend:       {[]string{"text"}, nil},
 	opTitle:             {[]string{"text"}, nil},
 	opMove:              {[]string{"target"}, nil},
-	opTag:               {[]string{"target"}, nil},
+	opTag:               {[]string{"target"}, []string{"create"}},
 	opUntag:             {[]string{"target"}, nil},
 	opTodo:              {nil, nil},
 	opUntodo:            {nil, nil},
@@ -84,7 +79,7 @@ var joplinID = regexp.MustCompile(schema.IDPattern)
 func (c change) given() map[string]bool {
 	return map[string]bool{
 		"find": c.Find != nil, "heading": c.Heading != nil, "text": c.Text != nil, "count": c.Count != nil,
-		"target": c.Target != nil, "due": c.Due != nil,
+		"target": c.Target != nil, "due": c.Due != nil, "create": c.Create != nil,
 	}
 }
 
@@ -129,7 +124,7 @@ func validateChanges(cs []change) error {
 		for _, f := range spec.optional {
 			delete(given, f)
 		}
-		for _, f := range []string{"find", "heading", "text", "count", "target", "due"} {
+		for _, f := range []string{"find", "heading", "text", "count", "target", "due", "create"} {
 			if given[f] {
 				add(i, f, "%s does not take %s", c.Op, f)
 			}
@@ -143,8 +138,10 @@ func validateChanges(cs []change) error {
 			add(i, "text", "a title must be 1 to 500 characters and not blank")
 		case (c.Op == edits.Append || c.Op == edits.Prepend) && c.Text != nil && *c.Text == "":
 			add(i, "text", "must not be empty")
-		case c.Target != nil && !joplinID.MatchString(*c.Target):
+		case (c.Op == opMove || c.Op == opRestore) && c.Target != nil && !joplinID.MatchString(*c.Target):
 			add(i, "target", "not a Joplin id (32 lowercase hex characters)")
+		case c.Target != nil && NormalizeTitle(*c.Target) == "":
+			add(i, "target", "a tag id or a title that is not blank")
 		}
 	}
 	if len(notes) > MaxPlanNotes {
@@ -162,11 +159,11 @@ const maxDue = 10_000_000_000_000
 
 // planOps returns the reviewed-edit operations in catalog order.
 func (o *Ops) planOps() []registry.Operation {
-	return []registry.Operation{o.previewNoteChanges(), o.applyNoteChanges(), o.undoNoteChanges()}
+	return []registry.Operation{o.editNote(), o.previewNoteChanges(), o.applyNoteChanges(), o.undoNoteChanges()}
 }
 
 func (o *Ops) previewNoteChanges() registry.Operation {
-	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (default 1); sections heading (+text); append, prepend, title text; move, tag, untag target id; restore target revision id; due due (Unix ms, 0 clears). Returns diffs and plan_digest."
+	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (default 1); sections heading (+text); append, prepend, title text; move, restore target id; tag, untag target id or title (+create); due due (Unix ms, 0 clears). Returns diffs and plan_digest."
 	return registry.Define(o.meta("preview_note_changes", "Preview note changes", desc, registry.EffectRead), o.doPreview)
 }
 

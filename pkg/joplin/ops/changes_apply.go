@@ -87,19 +87,33 @@ func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) 
 	if p.Digest != in.PlanDigest {
 		return applyOut{}, o.mismatch(p, in.PlanDigest)
 	}
-	rec := &receipts.Receipt{Header: receipts.Header{ID: p.Digest, Kind: receipts.KindApply, PlanDigest: p.Digest, Request: request}}
+	rec, err := o.writePlan(ctx, st, p, p.Digest, request)
+	if err != nil {
+		return applyOut{}, err
+	}
+	return applyOut{Status: "applied", ReceiptID: rec.ID, Written: len(rec.Written)}, nil
+}
+
+// writePlan records the changed notes of a checked plan in a durable
+// receipt with id, creates the tags it marks new, and writes the notes. The
+// caller holds the create lock.
+func (o *Ops) writePlan(ctx context.Context, st *receipts.Store, p *plan, id, request string) (*receipts.Receipt, error) {
+	rec := &receipts.Receipt{Header: receipts.Header{ID: id, Kind: receipts.KindApply, PlanDigest: p.Digest, Request: request}}
 	for _, n := range p.Notes {
 		if n.changed() {
 			rec.Notes = append(rec.Notes, receipts.Note{ID: n.ID, BaseUpdatedTime: n.UpdatedTime, Before: n.Before, After: n.After})
 		}
 	}
+	if err := o.createPlannedTags(ctx, rec.Notes); err != nil {
+		return nil, err
+	}
 	if err := st.Create(rec); err != nil {
-		return applyOut{}, err
+		return nil, err
 	}
 	if err := o.writeNotes(ctx, st, rec, false); err != nil {
-		return applyOut{}, err
+		return nil, err
 	}
-	return applyOut{Status: "applied", ReceiptID: rec.ID, Written: len(rec.Written)}, nil
+	return rec, nil
 }
 
 // mismatch is the PLAN_MISMATCH of a plan rebuilt with another digest:
@@ -138,8 +152,9 @@ func (o *Ops) mismatch(p *plan, digest string) error {
 
 // writeNotes writes each unwritten note of rec once and marks it in the
 // receipt, then marks rec done. Right before each write it re-reads the
-// note under the lock: a fresh plan compares updated_time with the base
-// (Joplin has no conditional update); a resumed one compares content, so a
+// note under the lock: a fresh plan of several notes compares updated_time
+// with the base (Joplin has no conditional update; a one-note plan was read
+// in this call already); a resumed one compares content, so a
 // note written before a crash but not yet marked is recognised by its
 // result and never written again.
 func (o *Ops) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.Receipt, resume bool) error {
@@ -165,7 +180,10 @@ func (o *Ops) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.
 				return o.partial(rec, n.ID, nil)
 			}
 			curTags = cur.Tags
-		} else {
+		} else if len(rec.Notes) > 1 {
+			// A plan of one note was read moments ago in this call, under
+			// the lock; a longer plan re-reads each note right before its
+			// write, to keep the window of a lost update short.
 			cur, err := o.loadNote(ctx, n.ID, "id,updated_time,deleted_time")
 			if err != nil {
 				return o.partial(rec, n.ID, err)

@@ -152,25 +152,23 @@ func (o *Ops) applyChange(ctx context.Context, s *receipts.State, c change, targ
 	switch c.Op {
 	case opTitle:
 		s.Title = *c.Text
-	case opMove, opTag, opUntag:
-		kind := "tag"
-		if c.Op == opMove {
-			kind = "notebook"
-		}
-		msg, err := o.checkTarget(ctx, kind, *c.Target, targets)
+	case opMove:
+		msg, err := o.checkTarget(ctx, "notebook", *c.Target, targets)
 		if err != nil || msg != "" {
 			return msg, err
 		}
-		switch c.Op {
-		case opMove:
-			s.NotebookID = *c.Target
-		case opTag:
-			if !slices.Contains(s.Tags, *c.Target) {
-				s.Tags = append(s.Tags, *c.Target)
-				slices.Sort(s.Tags)
-			}
-		case opUntag:
-			s.Tags = slices.DeleteFunc(s.Tags, func(t string) bool { return t == *c.Target })
+		s.NotebookID = *c.Target
+	case opTag, opUntag:
+		id, msg, err := o.resolveTag(ctx, *c.Target, c.Op == opTag && c.Create != nil && *c.Create, targets)
+		if err != nil || msg != "" {
+			return msg, err
+		}
+		switch {
+		case c.Op == opTag && !slices.Contains(s.Tags, id):
+			s.Tags = append(s.Tags, id)
+			slices.Sort(s.Tags)
+		case c.Op == opUntag:
+			s.Tags = slices.DeleteFunc(s.Tags, func(t string) bool { return t == id })
 		}
 	case opRestore:
 		_, st, err := o.revisionState(ctx, c.Note, *c.Target)

@@ -34,6 +34,7 @@ func TestEveryWriteOperationNotifies(t *testing.T) {
 		{"update_tag", func() map[string]any { return map[string]any{"id": id("tag"), "title": "later"} }, "", joplin.TagSaved},
 		{"tag_note", func() map[string]any { return map[string]any{"note_id": id("note"), "tag_id": id("tag")} }, "", joplin.TagLinked},
 		{"untag_note", func() map[string]any { return map[string]any{"note_id": id("note"), "tag_id": id("tag")} }, "", joplin.TagUnlinked},
+		{"edit_note", func() map[string]any { return editArgs(t, h, id("note")) }, "", joplin.NoteSaved},
 		{"apply_note_changes", func() map[string]any { return previewChanges(t, h, id("note")) }, "receipt", joplin.NoteSaved},
 		{"undo_note_changes", func() map[string]any { return map[string]any{"receipt_id": id("receipt")} }, "", joplin.NoteSaved},
 		{"create_resource", func() map[string]any { return map[string]any{"data_base64": "aGVsbG8=", "filename": "a.txt"} }, "resource", joplin.ResourceSaved},
@@ -83,4 +84,14 @@ func previewChanges(t *testing.T, h *harness, note string) map[string]any {
 	}
 	call(t, h, "preview_note_changes", map[string]any{"changes": changes}, &p)
 	return map[string]any{"changes": changes, "plan_digest": p.PlanDigest}
+}
+
+// editArgs reads note and returns edit_note arguments appending to it.
+func editArgs(t *testing.T, h *harness, note string) map[string]any {
+	t.Helper()
+	var n struct {
+		UpdatedTime int64 `json:"updated_time"`
+	}
+	call(t, h, "get_note", map[string]any{"id": note}, &n)
+	return map[string]any{"id": note, "updated_time": n.UpdatedTime, "changes": []map[string]any{{"op": "append", "text": "edited"}}}
 }

@@ -14,19 +14,21 @@ import (
 type searchIn struct {
 	Query          string `json:"query" jsonschema:"Notes: Joplin query syntax (words, \"phrases\", title:, body:, tag:, notebook:, -exclusion, prefix*). Notebooks and tags: title, * as wildcard." schema:"min=1,max=1000"`
 	Type           string `json:"type,omitempty" schema:"enum=@search_type,default=note"`
-	Limit          int    `json:"limit,omitempty" schema:"min=1,max=100,default=20"`
+	Limit          int    `json:"limit,omitempty" schema:"min=1,max=100,default=10"`
 	Page           int    `json:"page,omitempty" schema:"min=1,max=10000"`
 	IncludeTrashed bool   `json:"include_trashed,omitempty" jsonschema:"Notes: include trashed notes."`
 	Mode           string `json:"mode,omitempty" jsonschema:"Notes: keyword (the words, ranked by BM25), semantic (by meaning, when an embedding provider is configured) or hybrid (both, fused). Default: hybrid once every note is embedded, else keyword." schema:"enum=@search_mode"`
 }
 
-// SearchHit is one search result.
+// SearchHit is one search result: what an agent needs to choose a hit.
+// trashed appears only when true.
 type SearchHit struct {
-	ID         string `json:"id" schema:"id"`
-	Title      string `json:"title" schema:"max=10000"`
-	NotebookID string `json:"notebook_id,omitempty" schema:"max=32"`
-	Trashed    bool   `json:"trashed"`
-	Snippet    string `json:"snippet,omitempty" schema:"max=2000"`
+	ID          string `json:"id" schema:"id"`
+	Title       string `json:"title" schema:"max=10000"`
+	NotebookID  string `json:"notebook_id,omitempty" schema:"max=32"`
+	Trashed     bool   `json:"trashed,omitempty"`
+	UpdatedTime int64  `json:"updated_time,omitempty" schema:"min=0"`
+	Snippet     string `json:"snippet,omitempty" schema:"max=2000"`
 	// URL opens the hit in the Joplin apps.
 	URL string `json:"url" schema:"max=200"`
 	// Attachment is the resource whose OCR text matched, when the words
@@ -42,11 +44,10 @@ type searchResult struct {
 	URL   string `json:"url" schema:"max=200"`
 }
 
+// searchOut repeats nothing of the request (type, page).
 type searchOut struct {
-	Type    string      `json:"type" schema:"enum=@search_type"`
 	Items   []SearchHit `json:"items" schema:"max=100"`
 	HasMore bool        `json:"has_more"`
-	Page    int         `json:"page" schema:"min=1,max=10000"`
 	Index   string      `json:"index,omitempty" schema:"enum=@index_state"`
 	// Mode is the mode that answered, and Semantic the state of the
 	// search by meaning, when one is configured or asked for.
@@ -57,16 +58,21 @@ type searchOut struct {
 	Results []searchResult `json:"results" schema:"max=100"`
 }
 
-// withURLs sets every hit's url and the results list.
-func (r searchOut) withURLs() searchOut {
+// withURLs sets every hit's url (of an item of type typ) and the results
+// list.
+func (r searchOut) withURLs(typ string) searchOut {
 	r.Results = make([]searchResult, 0, len(r.Items))
 	for i := range r.Items {
 		h := &r.Items[i]
-		h.URL = itemURL(r.Type, h.ID)
+		h.URL = itemURL(typ, h.ID)
 		r.Results = append(r.Results, searchResult{ID: h.ID, Title: h.Title, URL: h.URL})
 	}
 	return r
 }
+
+// defaultSearchLimit is the hits one search answers by default, sized
+// for an agent to read (docs/benchmarks.md, issue 25).
+const defaultSearchLimit = 10
 
 // searchModes are the values of the search mode.
 var searchModes = []string{joplinindex.ModeKeyword, joplinindex.ModeSemantic, joplinindex.ModeHybrid}
@@ -79,9 +85,9 @@ var IndexStates = []string{"ready", "off", "idle", "building", "paused", "failed
 // type it searches and the fields it asks for. Joplin answers HTTP 500 for
 // a field its table lacks: tags have neither parent_id nor deleted_time.
 var searchTypes = map[string]struct{ joplinType, fields string }{
-	"note":     {"note", "id,title,parent_id,deleted_time"},
-	"notebook": {"folder", "id,title,parent_id,deleted_time"},
-	"tag":      {"tag", "id,title"},
+	"note":     {"note", "id,title,parent_id,deleted_time,updated_time"},
+	"notebook": {"folder", "id,title,parent_id,deleted_time,updated_time"},
+	"tag":      {"tag", "id,title,updated_time"},
 }
 
 // SearchTypes lists the search types the tool accepts, in schema order.
@@ -94,7 +100,7 @@ func (o *Ops) search() registry.Operation {
 			in.Type = "note"
 		}
 		if in.Limit == 0 {
-			in.Limit = 20
+			in.Limit = defaultSearchLimit
 		}
 		if in.Page == 0 {
 			in.Page = 1
@@ -102,17 +108,17 @@ func (o *Ops) search() registry.Operation {
 		if in.Type == "note" {
 			res, ok, err := o.searchIndex(ctx, in)
 			if ok || err != nil {
-				return res.withURLs(), err
+				return res.withURLs(in.Type), err
 			}
 			out, err := o.joplinSearch(ctx, in)
 			out.Index = res.Index
 			if res.Mode != "" { // Joplin's search is by keywords
 				out.Mode, out.Semantic = joplinindex.ModeKeyword, res.Semantic
 			}
-			return out.withURLs(), err
+			return out.withURLs(in.Type), err
 		}
 		out, err := o.joplinSearch(ctx, in)
-		return out.withURLs(), err
+		return out.withURLs(in.Type), err
 	})
 }
 
@@ -152,13 +158,13 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 	if err != nil || !ok {
 		return searchOut{Index: state, Mode: res.Mode, Semantic: res.Semantic}, false, err
 	}
-	res = searchOut{Type: "note", Items: make([]SearchHit, 0, len(hits)), Page: in.Page, Index: state, Mode: res.Mode, Semantic: res.Semantic}
+	res = searchOut{Items: make([]SearchHit, 0, len(hits)), Index: state, Mode: res.Mode, Semantic: res.Semantic}
 	for i, h := range hits {
 		if i == in.Limit {
 			res.HasMore = true
 			break
 		}
-		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, Snippet: h.Snippet,
+		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, UpdatedTime: h.Updated, Snippet: h.Snippet,
 			Attachment: h.Attachment, AttachmentSnippet: h.AttachmentSnippet})
 	}
 	return res, true, nil
@@ -178,15 +184,16 @@ func (o *Ops) joplinSearch(ctx context.Context, in searchIn) (searchOut, error) 
 			Title       string `json:"title"`
 			ParentID    string `json:"parent_id"`
 			DeletedTime int64  `json:"deleted_time"`
+			UpdatedTime int64  `json:"updated_time"`
 		} `json:"items"`
 		HasMore bool `json:"has_more"`
 	}
 	if err := o.c.Get(ctx, "/search", q, &page); err != nil {
 		return searchOut{}, err
 	}
-	res := searchOut{Type: in.Type, Items: make([]SearchHit, 0, len(page.Items)), HasMore: page.HasMore, Page: in.Page}
+	res := searchOut{Items: make([]SearchHit, 0, len(page.Items)), HasMore: page.HasMore}
 	for _, it := range page.Items {
-		h := SearchHit{ID: it.ID, Title: it.Title, Trashed: it.DeletedTime > 0}
+		h := SearchHit{ID: it.ID, Title: it.Title, Trashed: it.DeletedTime > 0, UpdatedTime: it.UpdatedTime}
 		if in.Type != "tag" {
 			h.NotebookID = it.ParentID
 		}

@@ -162,20 +162,7 @@ func (o *Ops) createTag() registry.Operation {
 		if len(matches) > 0 {
 			return Tag{}, tagExists(matches)
 		}
-		if reused, ok, err := o.invisibleTag(ctx, in.Title); ok || err != nil {
-			return reused, err
-		}
-		id := joplin.NewID()
-		var created Tag
-		if err := o.c.Write(ctx, "POST", "/tags", nil, map[string]any{"id": id, "title": in.Title}, &created); err != nil {
-			load := func(ctx context.Context) (Tag, error) { return o.loadTag(ctx, id) }
-			if created, err = confirmCreate(ctx, err, id, load, func(t Tag) bool {
-				return NormalizeTitle(t.Title) == NormalizeTitle(in.Title)
-			}); err != nil {
-				return Tag{}, o.tagConflict(ctx, err, in.Title, "")
-			}
-		}
-		return created, nil
+		return o.postTag(ctx, in.Title)
 	})
 }
 
@@ -252,14 +239,23 @@ func (o *Ops) deleteTag() registry.Operation {
 	})
 }
 
-type noteTagIn struct {
+// noteTagRef names a note and a tag, by id or by title.
+type noteTagRef struct {
 	NoteID string `json:"note_id" schema:"id"`
-	TagID  string `json:"tag_id" schema:"id"`
+	TagID  string `json:"tag_id,omitempty" schema:"pattern=optional_id"`
+	Tag    string `json:"tag,omitempty" jsonschema:"A tag title, instead of tag_id." schema:"max=500"`
+}
+
+// noteTagIn is what tag_note takes: create makes a tag titled tag when
+// there is none.
+type noteTagIn struct {
+	noteTagRef
+	Create bool `json:"create,omitempty"`
 }
 
 // noteHasTag checks that the note and the tag exist (NOT_FOUND naming the
 // missing one in details.missing) and reports whether the note has the tag.
-func (o *Ops) noteHasTag(ctx context.Context, in noteTagIn) (bool, error) {
+func (o *Ops) noteHasTag(ctx context.Context, in noteTagRef) (bool, error) {
 	if _, err := o.loadNote(ctx, in.NoteID, "id"); err != nil {
 		return false, err
 	}
@@ -285,7 +281,8 @@ type tagNoteOut struct {
 }
 
 func (o *Ops) tagNote() registry.Operation {
-	return registry.Define(o.meta("tag_note", "Tag note", "Add a tag to a note; a no-op when the note has it.", registry.EffectUpdate), o.doTagNote)
+	desc := "Add a tag (tag_id, or tag title; create: true makes a missing one) to a note; a no-op when the note has it."
+	return registry.Define(o.meta("tag_note", "Tag note", desc, registry.EffectUpdate), o.doTagNote)
 }
 
 // doTagNote costs two Joplin requests: the note must exist (Joplin would
@@ -293,6 +290,17 @@ func (o *Ops) tagNote() registry.Operation {
 // missing tag and with an empty answer when the note already has the tag
 // (Tag.addNote checks hasNote first).
 func (o *Ops) doTagNote(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
+	if in.Tag != "" && in.Create {
+		unlock, err := o.lockCreates(ctx)
+		if err != nil {
+			return tagNoteOut{}, err
+		}
+		defer unlock()
+	}
+	var err error
+	if in.TagID, err = o.tagOf(ctx, in.noteTagRef, in.Create); err != nil {
+		return tagNoteOut{}, err
+	}
 	if _, err := o.loadNote(ctx, in.NoteID, "id"); err != nil {
 		return tagNoteOut{}, err
 	}
@@ -302,8 +310,6 @@ func (o *Ops) doTagNote(ctx context.Context, in noteTagIn) (tagNoteOut, error) {
 	}
 	answer = bytes.TrimSpace(answer)
 	already := len(answer) == 0 || string(answer) == "null"
-	if !already {
-	}
 	return tagNoteOut{NoteID: in.NoteID, TagID: in.TagID, AlreadyTagged: already}, nil
 }
 
@@ -314,7 +320,12 @@ type untagNoteOut struct {
 }
 
 func (o *Ops) untagNote() registry.Operation {
-	return registry.Define(o.meta("untag_note", "Untag note", "Remove a tag from a note; a no-op when the note lacks it.", registry.EffectUpdate), func(ctx context.Context, in noteTagIn) (untagNoteOut, error) {
+	desc := "Remove a tag (tag_id, or tag title) from a note; a no-op when the note lacks it."
+	return registry.Define(o.meta("untag_note", "Untag note", desc, registry.EffectUpdate), func(ctx context.Context, in noteTagRef) (untagNoteOut, error) {
+		var err error
+		if in.TagID, err = o.tagOf(ctx, in, false); err != nil {
+			return untagNoteOut{}, err
+		}
 		has, err := o.noteHasTag(ctx, in)
 		if err != nil {
 			return untagNoteOut{}, err

@@ -69,7 +69,10 @@ type Receipt struct {
 	Header
 	Notes   []Note          `json:"-"`
 	Written map[string]bool `json:"-"`
-	Done    bool            `json:"-"`
+	// Updated holds each written note's updated_time as Joplin answered
+	// the write (0 when the write changed only tags).
+	Updated map[string]int64 `json:"-"`
+	Done    bool             `json:"-"`
 }
 
 // storedNote is a Note as the receipt file holds it: the result's body is
@@ -201,7 +204,7 @@ func (s *Store) Create(r *Receipt) error {
 	if err := writeAtomic(s.dir, r.ID+".json", content, r.Created); err != nil {
 		return err
 	}
-	r.Written = map[string]bool{}
+	r.Written, r.Updated = map[string]bool{}, map[string]int64{}
 	return s.prune(r.ID, int64(len(content)))
 }
 
@@ -228,6 +231,7 @@ func (s *Store) MarkWritten(r *Receipt, note string, updatedTime int64) error {
 		return err
 	}
 	r.Written[note] = true
+	r.Updated[note] = updatedTime
 	r.Done = r.Done || last
 	return nil
 }
@@ -305,7 +309,7 @@ func (s *Store) Load(id string) (r *Receipt, ok bool, err error) {
 // readMarks fills r's progress. A torn last line (a crash mid-append) is
 // ignored: that mark was never durable.
 func (s *Store) readMarks(r *Receipt) error {
-	r.Written = map[string]bool{}
+	r.Written, r.Updated = map[string]bool{}, map[string]int64{}
 	raw, err := os.ReadFile(filepath.Join(s.dir, r.ID+".marks"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -320,6 +324,7 @@ func (s *Store) readMarks(r *Receipt) error {
 		}
 		if m.Note != "" {
 			r.Written[m.Note] = true
+			r.Updated[m.Note] = m.UpdatedTime
 		}
 		r.Done = r.Done || m.Done
 	}

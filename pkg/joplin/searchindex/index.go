@@ -111,39 +111,82 @@ func Open(ctx context.Context, path string) (*Index, error) {
 }
 
 func open(ctx context.Context, path string) (*Index, error) {
-	_, statErr := os.Stat(path)
-	fresh := os.IsNotExist(statErr)
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		if err := createFile(ctx, path); err != nil {
+			return nil, err
+		}
+	}
+	// Indexes made before they were created private were 0644.
+	if err := os.Chmod(path, 0o600); err != nil {
+		return nil, fmt.Errorf("open search index: %w", err)
+	}
+	ix, err := openDB(path)
+	if err != nil {
+		return nil, err
+	}
+	err = ix.check(ctx)
+	for _, s := range vectorSQL {
+		if err == nil {
+			_, err = ix.db.ExecContext(ctx, s)
+			err = wrap(err, "add the tables of search by meaning")
+		}
+	}
+	if err != nil {
+		ix.db.Close()
+		return nil, err
+	}
+	return ix, nil
+}
+
+func openDB(path string) (*Index, error) {
 	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)")
 	if err != nil {
 		return nil, fmt.Errorf("open search index: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	ix := &Index{db: db, path: path}
-	if fresh {
-		// 16 KiB pages hold several 2 KB notes each: 4 KiB pages waste
-		// about half of every page on notes of that size.
-		// Incremental auto-vacuum lets Optimize hand back the pages that
-		// merging the full-text segments frees.
-		if _, err = db.ExecContext(ctx, `PRAGMA page_size=16384; PRAGMA auto_vacuum=INCREMENTAL`); err == nil {
-			_, err = db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
-		}
-		if err == nil {
-			err = ix.create(ctx)
-		}
-	} else {
-		err = ix.check(ctx)
+	return &Index{db: db, path: path}, nil
+}
+
+// createFile makes an empty index at path: private (0600; SQLite gives
+// its -wal and -shm files the same mode), built under a temporary name
+// and renamed into place once its schema is committed, so a process that
+// stops half-way never leaves a partial index for the next one to set
+// aside.
+func createFile(ctx context.Context, path string) error {
+	tmp := path + ".new"
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(tmp + suffix)
 	}
-	for _, s := range vectorSQL {
-		if err == nil {
-			_, err = db.ExecContext(ctx, s)
-			err = wrap(err, "add the tables of search by meaning")
-		}
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("create search index: %w", err)
+	}
+	f.Close()
+	ix, err := openDB(tmp)
+	if err != nil {
+		return err
+	}
+	// 16 KiB pages hold several 2 KB notes each: 4 KiB pages waste about
+	// half of every page on notes of that size. Incremental auto-vacuum
+	// lets Optimize hand back the pages that merging the full-text
+	// segments frees.
+	if _, err = ix.db.ExecContext(ctx, `PRAGMA page_size=16384; PRAGMA auto_vacuum=INCREMENTAL`); err == nil {
+		_, err = ix.db.ExecContext(ctx, `PRAGMA journal_mode=WAL`)
+	}
+	if err == nil {
+		err = ix.create(ctx)
+	}
+	if cerr := ix.db.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("create search index: %w", cerr)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		db.Close()
-		return nil, err
+		os.Remove(tmp)
+		return err
 	}
-	return ix, nil
+	return nil
 }
 
 func (ix *Index) create(ctx context.Context) error {

@@ -87,9 +87,9 @@ func (ix *Index) ChunkHits(ctx context.Context, refs []ChunkRef) ([]Hit, error) 
 		h := Hit{RID: r.RID}
 		var body string
 		var start, end sql.NullInt64
-		err := ix.db.QueryRowContext(ctx, `SELECT n.id, n.title, n.parent_id, n.deleted_time, t.body, c.start, c.end
+		err := ix.db.QueryRowContext(ctx, `SELECT n.id, n.title, n.parent_id, n.deleted_time, n.updated_time, t.body, c.start, c.end
 			FROM notes n JOIN texts t ON t.rid = n.rid LEFT JOIN chunks c ON c.rid = n.rid AND c.seq = ?
-			WHERE n.rid = ?`, r.Seq, r.RID).Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &body, &start, &end)
+			WHERE n.rid = ?`, r.Seq, r.RID).Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Updated, &body, &start, &end)
 		if err == sql.ErrNoRows {
 			continue
 		}

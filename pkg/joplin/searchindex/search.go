@@ -10,7 +10,7 @@ import (
 type Hit struct {
 	RID                 int64 // the note's row id in the index
 	ID, Title, ParentID string
-	Deleted             int64
+	Deleted, Updated    int64
 	// Snippet is a short extract with matched terms between ** and **;
 	// empty when the query has no text term to rank by.
 	Snippet string
@@ -52,7 +52,7 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 	var hits []Hit
 	for rows.Next() {
 		var h Hit
-		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Snippet, &h.AttachmentSnippet); err != nil {
+		if err := rows.Scan(&h.RID, &h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Updated, &h.Snippet, &h.AttachmentSnippet); err != nil {
 			return nil, wrap(err, "search the index")
 		}
 		hits = append(hits, h)
@@ -145,7 +145,7 @@ func build(q Query, opts Options) (string, []any) {
 		if opts.NoSnippets {
 			snip, asnip = `''`, `''`
 		}
-		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, ` + snip + `, ` + asnip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, n.updated_time, ` + snip + `, ` + asnip + ` FROM fts JOIN notes n ON n.rid = fts.rowid WHERE fts MATCH ?`)
 		all = append(all, strings.Join(exprs, join))
 		for _, w := range where {
 			b.WriteString(" AND " + w)
@@ -153,7 +153,7 @@ func build(q Query, opts Options) (string, []any) {
 		all = append(all, whereArgs...)
 		b.WriteString(` ORDER BY bm25(fts, 10.0, 1.0), n.updated_time DESC`)
 	} else {
-		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, '', '' FROM notes n`)
+		b.WriteString(`SELECT n.rid, n.id, n.title, n.parent_id, n.deleted_time, n.updated_time, '', '' FROM notes n`)
 		if len(where) > 0 {
 			b.WriteString(" WHERE " + strings.Join(where, " AND "))
 		}

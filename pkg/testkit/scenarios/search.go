@@ -19,7 +19,6 @@ type searchHit struct {
 }
 
 type searchRes struct {
-	Type  string      `json:"type"`
 	Items []searchHit `json:"items"`
 	// Results is ChatGPT's search convention: id, title, url.
 	Results []struct {
@@ -76,7 +75,7 @@ func searchNotes(t *testing.T, env Env) {
 			break
 		}
 	}
-	if res.Type != "note" || len(res.Items) != 1 || res.Items[0].ID != n.ID || res.Items[0].NotebookID != nb ||
+	if len(res.Items) != 1 || res.Items[0].ID != n.ID || res.Items[0].NotebookID != nb ||
 		res.Items[0].Title != "Findable" || res.Items[0].Trashed {
 		t.Fatalf("note search: %+v", res)
 	}
@@ -95,7 +94,7 @@ func searchNotebooks(t *testing.T, env Env) {
 	trashDirect(t, env, "folders", gone)
 	var res searchRes
 	mustCall(t, env, "search", map[string]any{"query": prefix + "*", "type": "notebook", "limit": 100}, &res)
-	if res.Type != "notebook" || len(res.Items) != 3 {
+	if len(res.Items) != 3 {
 		t.Fatalf("notebook search: %+v", res)
 	}
 	if h := hitByID(res, parent); h == nil || h.NotebookID != "" || h.Trashed {
@@ -117,7 +116,7 @@ func searchTags(t *testing.T, env Env) {
 	mustCall(t, env, "create_tag", map[string]any{"title": title + "-two"}, &b)
 	var res searchRes
 	mustCall(t, env, "search", map[string]any{"query": title + "*", "type": "tag"}, &res)
-	if res.Type != "tag" || len(res.Items) != 2 || hitByID(res, a.ID) == nil || hitByID(res, b.ID) == nil {
+	if len(res.Items) != 2 || hitByID(res, a.ID) == nil || hitByID(res, b.ID) == nil {
 		t.Fatalf("tag search: %+v", res)
 	}
 	for _, h := range res.Items {

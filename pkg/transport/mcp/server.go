@@ -7,6 +7,7 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -42,7 +43,15 @@ type Server struct {
 // NewServer builds an MCP server exposing the operations of ex's registry
 // that are exposed on transport t; its instructions describe the toolsets
 // those operations come from.
-func NewServer(ex *executor.Executor, t registry.Transport, version string) *Server {
+//
+// With a core list (Core), only the exposed operations it names are
+// listed, with lean input schemas (leanInput), plus find_tools and
+// call_tool, through which every other exposed operation stays reachable.
+func NewServer(ex *executor.Executor, t registry.Transport, version string, options ...ServerOption) *Server {
+	var cfg serverConfig
+	for _, opt := range options {
+		opt(&cfg)
+	}
 	ops := ex.Registry().Exposed(t)
 	opts := []server.ServerOption{
 		server.WithToolCapabilities(false),
@@ -61,11 +70,37 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string) *Ser
 	names := make(map[string]bool, len(ops))
 	tools := make([]server.ServerTool, 0, len(ops))
 	for _, op := range ops {
-		tools = append(tools, server.ServerTool{Tool: Tool(op), Handler: handler(ex, t, op.Name)})
+		if cfg.core != nil && !slices.Contains(cfg.core, op.Name) {
+			continue
+		}
+		tool := Tool(op)
+		if cfg.core != nil {
+			tool.RawInputSchema = leanInput(op.InputSchema, cfg.hide[op.Name])
+		}
+		tools = append(tools, server.ServerTool{Tool: tool, Handler: handler(ex, t, op.Name)})
 		names[op.Name] = true
+	}
+	if cfg.core != nil && len(names) < len(ops) {
+		tools = append(tools, onDemandTools(ex, t, ops, names)...)
 	}
 	s.AddTools(tools...)
 	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil}
+}
+
+// ServerOption configures NewServer.
+type ServerOption func(*serverConfig)
+
+type serverConfig struct {
+	core []string            // nil: list every exposed operation
+	hide map[string][]string // optional inputs left out of core tools' listed schemas
+}
+
+// Core lists only the named operations (those exposed on the transport),
+// and reaches the others through find_tools and call_tool. hide names, per
+// tool, optional inputs its listed schema leaves out (the executor still
+// takes them).
+func Core(names []string, hide map[string][]string) ServerOption {
+	return func(c *serverConfig) { c.core, c.hide = append([]string{}, names...), hide }
 }
 
 // HandleMessage answers one JSON-RPC message through mcp-go, as the

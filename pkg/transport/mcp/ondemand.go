@@ -1,0 +1,185 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/principal"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+)
+
+// The two tools through which a core server reaches the operations it does
+// not list.
+const (
+	FindToolsName = "find_tools"
+	CallToolName  = "call_tool"
+)
+
+// maxFound bounds the tools one find_tools answer describes with their
+// input schemas.
+const maxFound = 8
+
+var (
+	findToolsSchema = json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","maxLength":200}},"additionalProperties":false}`)
+	callToolSchema  = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"arguments":{"type":"object"}},"required":["name"],"additionalProperties":false}`)
+)
+
+// foundTool is one operation a find_tools answer describes.
+type foundTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema,omitempty"`
+}
+
+// onDemandTools returns find_tools and call_tool over the operations of
+// ops that are not listed: find_tools names them (with their input schemas
+// when a query picks a few), call_tool runs any of ops through the executor,
+// which validates and authorises it as a listed tool.
+func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.Operation, listed map[string]bool) []server.ServerTool {
+	find := mcp.NewToolWithRawSchema(FindToolsName,
+		"Find more tools, or a tool's full schema, by words (empty: all others); run them with call_tool.", findToolsSchema)
+	find.Annotations = mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
+	call := mcp.NewToolWithRawSchema(CallToolName, "Run a tool find_tools found.", callToolSchema)
+	call.Annotations = mcp.ToolAnnotation{DestructiveHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
+	return []server.ServerTool{
+		{Tool: find, Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				Query string `json:"query"`
+			}
+			if err := decodeArgs(req, &in); err != nil {
+				return ErrorResult(err), nil
+			}
+			out, _ := json.Marshal(struct {
+				Tools []foundTool `json:"tools"`
+			}{findTools(ops, listed, in.Query)})
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(out))}}, nil
+		}},
+		{Tool: call, Handler: func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			}
+			if err := decodeArgs(req, &in); err != nil {
+				return ErrorResult(err), nil
+			}
+			if len(in.Arguments) == 0 || string(in.Arguments) == "null" {
+				in.Arguments = json.RawMessage(`{}`)
+			}
+			who, _ := principal.From(ctx)
+			out, isError := toolOutcome(ex.Call(ctx, who, t, in.Name, in.Arguments))
+			if isError {
+				return errorResult(out), nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(out))}}, nil
+		}},
+	}
+}
+
+// findTools picks the operations of ops matching a word of query, in catalog
+// order. An empty query lists the hidden ones by name and description;
+// otherwise at most maxFound of all come with their full input schemas.
+func findTools(ops []registry.Operation, listed map[string]bool, query string) []foundTool {
+	words := strings.Fields(strings.ToLower(strings.NewReplacer("_", " ", "-", " ").Replace(query)))
+	out := []foundTool{}
+	for _, op := range ops {
+		if len(words) == 0 && listed[op.Name] {
+			continue
+		}
+		text := strings.ToLower(strings.ReplaceAll(op.Name, "_", " ") + " " + op.Description)
+		if len(words) > 0 && !slices.ContainsFunc(words, func(w string) bool { return strings.Contains(text, w) }) {
+			continue
+		}
+		f := foundTool{Name: op.Name, Description: op.Description}
+		if len(words) > 0 {
+			if len(out) == maxFound {
+				break
+			}
+			f.InputSchema = op.InputSchema
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// decodeArgs decodes a tool call's arguments into v; anything else than
+// an object of the expected members is INVALID_ARGUMENT.
+func decodeArgs(req mcp.CallToolRequest, v any) *domainerr.Error {
+	args := req.Params.RawArguments
+	if len(args) == 0 {
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return domainerr.New(domainerr.InvalidArgument, "arguments cannot be encoded")
+		}
+		args = b
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = []byte(`{}`)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return domainerr.New(domainerr.InvalidArgument, "arguments do not match the tool's input schema")
+	}
+	return nil
+}
+
+// leanBounds are the bounds leanInput drops, from these values up.
+var leanBounds = map[string]float64{"maxLength": 256, "maxItems": 1000, "maximum": 1000}
+
+// leanInput drops from an input schema the bounds that only guard against
+// abuse (leanBounds: long strings, big arrays and numbers): the executor still
+// enforces them and names them in its errors, and a model never needs them
+// to choose or fill a tool; the inputs' descriptions; and the optional
+// inputs named in hide. find_tools gives any tool's full schema.
+// Everything else is kept as it is.
+func leanInput(raw json.RawMessage, hide []string) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return raw
+	}
+	dropBounds(v)
+	if obj, ok := v.(map[string]any); ok {
+		props, _ := obj["properties"].(map[string]any)
+		required, _ := obj["required"].([]any)
+		for _, name := range hide {
+			if !slices.Contains(required, any(name)) {
+				delete(props, name)
+			}
+		}
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func dropBounds(v any) {
+	switch n := v.(type) {
+	case map[string]any:
+		for k, limit := range leanBounds {
+			if f, ok := n[k].(float64); ok && f >= limit {
+				delete(n, k)
+			}
+		}
+		if _, ok := n["description"].(string); ok { // not a property named so
+			delete(n, "description")
+		}
+		for k, c := range n {
+			if k != "enum" && k != "default" {
+				dropBounds(c)
+			}
+		}
+	case []any:
+		for _, c := range n {
+			dropBounds(c)
+		}
+	}
+}
