@@ -300,12 +300,13 @@ func mustJSON(t *testing.T, b []byte, out any) {
 // TestRealJoplinSearchFindsAttachmentOCR: OCR text set on resources through
 // the Data API (as the desktop app's OCR does, or a sync brings it) finds
 // the notes linking to them, and the hit names the resource; text that
-// arrives after the build is picked up by the reconciliation pass.
+// arrives after the build is picked up by the full reconciliation pass
+// (hourly by default; every second here).
 func TestRealJoplinSearchFindsAttachmentOCR(t *testing.T) {
 	j := joplintc.Start(t, mcptest.ModuleRoot(t))
 	c := newClient(t, j)
 	ctx := context.Background()
-	b := newIndexedBridgeWith(t, c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Reconcile: time.Second})
+	b := newIndexedBridgeWith(t, c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Reconcile: time.Second, FullReconcile: time.Second})
 	call := func(name, args string) map[string]any {
 		t.Helper()
 		res, derr := b.ex.Call(ctx, principal.Stdio(), registry.MCPStdio, name, []byte(args))
