@@ -21,10 +21,7 @@ func ImportTokenFile(src, path string) error {
 	if tok == "" || strings.ContainsAny(tok, " \t\r\n") {
 		return fmt.Errorf("%s does not hold a single token", src)
 	}
-	if err := atomicfile.Write(path, []byte(tok+"\n"), time.Time{}); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return WriteSecretFile(path, tok)
 }
 
 // WriteSecretFile replaces path, atomically and 0600, with value and a

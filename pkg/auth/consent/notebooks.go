@@ -9,6 +9,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
+	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
@@ -32,7 +33,7 @@ type notebookNode struct {
 	Children  []notebookNode
 }
 
-var joplinID = regexp.MustCompile(`^[0-9a-f]{32}$`)
+var joplinID = regexp.MustCompile(schema.IDPattern)
 
 // nodes builds the form's tree below parent, trashed notebooks left out.
 func nodes(t *notebookscope.Tree, parent string, canWrite bool, depth int) []notebookNode {

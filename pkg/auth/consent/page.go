@@ -231,8 +231,7 @@ func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.Cons
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(p.cfg.NonceTTL / time.Second)})
-	d := formData{ClientName: req.ClientName, ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
-	d.ClientName = displayName(req.ClientName)
+	d := formData{ClientName: displayName(req.ClientName), ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
 	d.RedirectSite, d.RedirectHost = describeRedirect(req.RedirectURI)
 	for _, s := range req.Scopes.List() {
 		d.Scopes = append(d.Scopes, string(s)+": "+scopeText[s])

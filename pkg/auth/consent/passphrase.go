@@ -7,11 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"golang.org/x/crypto/argon2"
 
-	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
+	"github.com/notebridge/notebridge/pkg/auth/bearer"
 )
 
 // The argon2id parameters of new hashes: OWASP's minimum (19 MiB, two
@@ -59,10 +58,7 @@ func HashPassphrase(p string) string {
 // WriteHashFile writes the hash of passphrase p to path, atomically and
 // 0600, as the consent page reads it.
 func WriteHashFile(path, p string) error {
-	if err := atomicfile.Write(path, []byte(HashPassphrase(strings.TrimSpace(p))+"\n"), time.Time{}); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return bearer.WriteSecretFile(path, HashPassphrase(strings.TrimSpace(p)))
 }
 
 // Hash is a parsed argon2id passphrase hash.

@@ -2,7 +2,6 @@ package oauthserver
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/ory/fosite"
 
@@ -54,11 +53,8 @@ func grantNotebooks(sess fosite.Session) notebookscope.Scope {
 }
 
 // selection parses a stored selection; "" and anything unparsable are no
-// notebook.
+// notebook (ParseSelection refuses an empty setting).
 func selection(s string) notebookscope.Selection {
-	if strings.TrimSpace(s) == "" {
-		return notebookscope.Selection{}
-	}
 	sel, err := notebookscope.ParseSelection(s)
 	if err != nil {
 		return notebookscope.Selection{}

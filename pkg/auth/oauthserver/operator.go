@@ -180,7 +180,7 @@ func (o *Operator) Revoke(id string) (string, error) {
 	// have expired, so a refresh already under way cannot store new ones.
 	until := s.now().Add(time.Hour)
 	revoked := map[string]bool{}
-	for _, m := range []map[string]tokenRecord{s.st.Codes, s.st.PKCE, s.st.Access, s.st.Refresh} {
+	for _, m := range s.st.tokenMaps() {
 		for _, r := range m {
 			if match(r) {
 				revoked[r.RequestID] = true
@@ -227,7 +227,7 @@ func (s *Store) knownGrant(id string) bool {
 	if _, ok := s.st.Grants[id]; ok {
 		return true
 	}
-	for _, m := range []map[string]tokenRecord{s.st.Codes, s.st.PKCE, s.st.Access, s.st.Refresh} {
+	for _, m := range s.st.tokenMaps() {
 		for _, r := range m {
 			if r.RequestID == id {
 				return true

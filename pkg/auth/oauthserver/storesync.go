@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"time"
 
@@ -64,23 +65,22 @@ func (s *Store) refresh() error {
 	if err := json.Unmarshal(raw, &st); err != nil || st.Version != stateVersion {
 		return fmt.Errorf("oauth state %s is not a version-%d state file; move it away to start over", s.path, stateVersion)
 	}
+	// Into an empty state, so no map of s.st is nil.
 	s.st = emptyState()
-	for k, v := range st.Clients {
-		s.st.Clients[k] = v
+	maps.Copy(s.st.Clients, st.Clients)
+	src := st.tokenMaps()
+	for i, m := range s.st.tokenMaps() {
+		maps.Copy(m, src[i])
 	}
-	for _, m := range []struct{ dst, src map[string]tokenRecord }{{s.st.Codes, st.Codes}, {s.st.PKCE, st.PKCE}, {s.st.Access, st.Access}, {s.st.Refresh, st.Refresh}} {
-		for k, v := range m.src {
-			m.dst[k] = v
-		}
-	}
-	for k, v := range st.Grants {
-		s.st.Grants[k] = v
-	}
-	for k, v := range st.Revoked {
-		s.st.Revoked[k] = v
-	}
+	maps.Copy(s.st.Grants, st.Grants)
+	maps.Copy(s.st.Revoked, st.Revoked)
 	s.seen = fi
 	return nil
+}
+
+// tokenMaps are the maps of every stored code and token of st.
+func (st *state) tokenMaps() []map[string]tokenRecord {
+	return []map[string]tokenRecord{st.Codes, st.PKCE, st.Access, st.Refresh}
 }
 
 // The token maps of a state, for the generic store operations.

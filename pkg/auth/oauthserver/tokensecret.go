@@ -74,7 +74,7 @@ func (o *Operator) RotateSecret() error {
 	if err := atomicfile.Write(secretPath(o.stateDir), b, time.Time{}); err != nil {
 		return fmt.Errorf("write oauth token secret: %w", err)
 	}
-	for _, m := range []map[string]tokenRecord{s.st.Codes, s.st.PKCE, s.st.Access, s.st.Refresh} {
+	for _, m := range s.st.tokenMaps() {
 		clear(m)
 	}
 	clear(s.st.Grants)

@@ -87,12 +87,15 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, metadataURL: u.Scheme + "://" + u.Host + WellKnownPrefix + u.Path,
-		scope: strings.Join(scopeStrings(cfg.Scopes), " ")}
+	served := cfg.Scopes
+	if served.Empty() {
+		served = scope.NewSet(scope.All...)
+	}
+	s := &Server{cfg: cfg, metadataURL: u.Scheme + "://" + u.Host + WellKnownPrefix + u.Path, scope: served.String()}
 	s.metadata, err = json.Marshal(map[string]any{
 		"resource":                 cfg.Resource,
 		"authorization_servers":    []string{cfg.Issuer},
-		"scopes_supported":         scopeStrings(cfg.Scopes),
+		"scopes_supported":         served.List(),
 		"bearer_methods_supported": []string{"header"},
 		"resource_name":            "notebridge",
 	})
@@ -107,19 +110,6 @@ func CheckHTTPSURL(raw string) (*url.URL, error) {
 		return nil, fmt.Errorf("%.200q is not an absolute https URL without query or fragment", raw)
 	}
 	return u, nil
-}
-
-// scopeStrings lists set, or every scope when it is empty.
-func scopeStrings(set scope.Set) []string {
-	list := set.List()
-	if set.Empty() {
-		list = scope.All
-	}
-	out := make([]string, 0, len(list))
-	for _, s := range list {
-		out = append(out, string(s))
-	}
-	return out
 }
 
 // Resource returns the canonical resource URL.
