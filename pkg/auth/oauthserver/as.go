@@ -82,14 +82,6 @@ type Config struct {
 	InternalHosts []string
 }
 
-// supported is s, or every scope when s is empty.
-func supported(s scope.Set) scope.Set {
-	if s.Empty() {
-		return scope.NewSet(scope.All...)
-	}
-	return s
-}
-
 // Decision is what the owner's consent step decided.
 type Decision int
 
@@ -211,7 +203,7 @@ func New(cfg Config) (*Server, error) {
 		"code_challenge_methods_supported":           []string{"S256"},
 		"token_endpoint_auth_methods_supported":      authMethods,
 		"revocation_endpoint_auth_methods_supported": authMethods,
-		"scopes_supported":                           supported(cfg.Scopes).List(),
+		"scopes_supported":                           cfg.Scopes.OrAll().List(),
 		"client_id_metadata_document_supported":      true,
 
 		// RFC 9207: every authorization response carries iss.

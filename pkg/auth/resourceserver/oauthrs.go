@@ -87,10 +87,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	served := cfg.Scopes
-	if served.Empty() {
-		served = scope.NewSet(scope.All...)
-	}
+	served := cfg.Scopes.OrAll()
 	s := &Server{cfg: cfg, metadataURL: u.Scheme + "://" + u.Host + WellKnownPrefix + u.Path, scope: served.String()}
 	s.metadata, err = json.Marshal(map[string]any{
 		"resource":                 cfg.Resource,

@@ -110,6 +110,15 @@ func (s Set) Union(o Set) Set { return Set{s.bits | o.bits} }
 // Empty reports whether the set has no scope.
 func (s Set) Empty() bool { return s.bits == 0 }
 
+// OrAll is s, or every scope when s is empty: a served set left unset
+// means every toolset is served.
+func (s Set) OrAll() Set {
+	if s.Empty() {
+		return NewSet(All...)
+	}
+	return s
+}
+
 // List returns the scopes in documentation order.
 func (s Set) List() []Scope {
 	var out []Scope
