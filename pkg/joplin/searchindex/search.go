@@ -137,10 +137,8 @@ func build(q Query, opts Options) (string, []any) {
 		where = append(where, `n.deleted_time = 0`)
 	}
 	if opts.OnlyNotebooks {
-		where = append(where, inNotebooks(len(opts.Notebooks)))
-		for _, id := range opts.Notebooks {
-			whereArgs = append(whereArgs, id)
-		}
+		c, a := inNotebooks(opts.Notebooks)
+		where, whereArgs = append(where, c), append(whereArgs, a...)
 	}
 	var b strings.Builder
 	var all []any
@@ -173,13 +171,17 @@ func build(q Query, opts Options) (string, []any) {
 	return b.String(), all
 }
 
-// inNotebooks is the condition "the note is in one of n notebooks", whose
-// ids follow as arguments.
-func inNotebooks(n int) string {
-	if n == 0 {
-		return `0`
+// inNotebooks is the condition "the note is in one of notebooks", with
+// its arguments.
+func inNotebooks(notebooks []string) (string, []any) {
+	if len(notebooks) == 0 {
+		return `0`, nil
 	}
-	return `n.parent_id IN (?` + strings.Repeat(`, ?`, n-1) + `)`
+	args := make([]any, len(notebooks))
+	for i, id := range notebooks {
+		args[i] = id
+	}
+	return `n.parent_id IN (?` + strings.Repeat(`, ?`, len(notebooks)-1) + `)`, args
 }
 
 // snippetSQL is the extract of a hit around its best match.
