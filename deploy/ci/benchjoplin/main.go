@@ -28,7 +28,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -216,7 +215,6 @@ func (b *bridge) close() {
 // counter is a reverse proxy in front of Joplin that counts requests and
 // keeps each one's method, path and query.
 type counter struct {
-	n    atomic.Int64
 	mu   sync.Mutex
 	reqs []string
 }
@@ -246,7 +244,6 @@ func startCounter(target string) (string, *counter, error) {
 		return "", nil, err
 	}
 	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.n.Add(1)
 		q := r.URL.Query()
 		q.Del("token")
 		c.mu.Lock()
@@ -357,14 +354,14 @@ func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n in
 				}
 			}
 		}
-		before := count.n.Load()
+		before := count.len()
 		const countCalls = 10
 		for range countCalls {
 			if err := counted.call(w.tool, w.args, w.refused); err != nil {
 				return err
 			}
 		}
-		perCall := float64(count.n.Load()-before) / countCalls
+		perCall := float64(count.len()-before) / countCalls
 		mr, mb := median(viaREST), median(viaBridge)
 		if base != nil {
 			mbase := median(viaBase)

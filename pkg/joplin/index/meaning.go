@@ -303,10 +303,7 @@ func (x *Indexer) checkModel(ctx context.Context, ix *searchindex.Index) error {
 		m.mu.Unlock()
 		m.cache.clear()
 	}
-	m.mu.Lock()
-	loaded := m.store != nil
-	m.mu.Unlock()
-	if loaded {
+	if x.meaningStore() != nil {
 		return nil
 	}
 	d, err := ix.Meta(ctx, "embed_dim")

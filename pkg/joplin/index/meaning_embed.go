@@ -73,14 +73,21 @@ func (x *Indexer) embedChunks(ctx context.Context, ix *searchindex.Index) (int, 
 // is sent again chunk by chunk; a chunk refused alone is cut to half its
 // length, twice, then recorded as refused (never sent again).
 func (x *Indexer) embedBatch(ctx context.Context, ix *searchindex.Index, batch []pendingChunk) ([]searchindex.Vector, error) {
+	out, err := x.embedTexts(ctx, ix, batch)
+	if errors.Is(err, embed.ErrTooLarge) {
+		return x.embedEach(ctx, ix, batch)
+	}
+	return out, err
+}
+
+// embedTexts sends the chunks of batch in one request and quantizes the
+// vectors that come back.
+func (x *Indexer) embedTexts(ctx context.Context, ix *searchindex.Index, batch []pendingChunk) ([]searchindex.Vector, error) {
 	texts := make([]string, len(batch))
 	for i, c := range batch {
 		texts[i] = c.text
 	}
 	vecs, err := x.meaning.cfg.Provider.Embed(ctx, texts)
-	if errors.Is(err, embed.ErrTooLarge) {
-		return x.embedEach(ctx, ix, batch)
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +109,7 @@ func (x *Indexer) embedEach(ctx context.Context, ix *searchindex.Index, batch []
 		var err error
 		for cuts := 0; ; cuts++ {
 			var vs []searchindex.Vector
-			vs, err = x.embedBatch1(ctx, ix, c)
+			vs, err = x.embedTexts(ctx, ix, []pendingChunk{c})
 			if !errors.Is(err, embed.ErrTooLarge) {
 				out = append(out, vs...)
 				break
@@ -120,18 +127,6 @@ func (x *Indexer) embedEach(ctx context.Context, ix *searchindex.Index, batch []
 		}
 	}
 	return out, nil
-}
-
-func (x *Indexer) embedBatch1(ctx context.Context, ix *searchindex.Index, c pendingChunk) ([]searchindex.Vector, error) {
-	vecs, err := x.meaning.cfg.Provider.Embed(ctx, []string{c.text})
-	if err != nil {
-		return nil, err
-	}
-	if err := x.acceptDim(ctx, ix, len(vecs[0])); err != nil {
-		return nil, err
-	}
-	q, s := vecsearch.Quantize(vecs[0])
-	return []searchindex.Vector{{Hash: c.hash, Vec: q, Scale: s}}, nil
 }
 
 // halve cuts s to about half its length, at a rune boundary.

@@ -148,11 +148,9 @@ func fuse(ctx context.Context, ix *searchindex.Index, q searchindex.Query, kw []
 	}
 	out := make([]searchindex.Hit, 0, len(fused))
 	for _, key := range fused {
-		if h, ok := byKey[key]; ok && snippets[h.RID] != "" {
-			h.Snippet = snippets[h.RID]
-			if h.Attachment, h.AttachmentSnippet, err = ix.Attachment(ctx, q, h.RID); err != nil {
-				return nil, err
-			}
+		if h, ok := byKey[key]; ok && snippets[h.RID].Snippet != "" {
+			s := snippets[h.RID]
+			h.Snippet, h.Attachment, h.AttachmentSnippet = s.Snippet, s.Attachment, s.AttachmentSnippet
 			out = append(out, h)
 			continue
 		}

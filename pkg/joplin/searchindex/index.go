@@ -260,12 +260,9 @@ func (ix *Index) Count(ctx context.Context) (int, error) {
 // CountIn returns how many notes of the given notebooks the index holds,
 // trashed included.
 func (ix *Index) CountIn(ctx context.Context, notebooks []string) (int, error) {
-	args := make([]any, len(notebooks))
-	for i, id := range notebooks {
-		args[i] = id
-	}
+	cond, args := inNotebooks(notebooks)
 	var n int
-	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM notes n WHERE `+inNotebooks(len(notebooks)), args...).Scan(&n)
+	err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM notes n WHERE `+cond, args...).Scan(&n)
 	return n, wrap(err, "count indexed notes")
 }
 

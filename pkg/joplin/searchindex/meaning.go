@@ -58,10 +58,8 @@ func (ix *Index) Scope(ctx context.Context, q Query, opts Options) (func(rid int
 		where += ` AND n.deleted_time = 0`
 	}
 	if opts.OnlyNotebooks {
-		where += ` AND ` + inNotebooks(len(opts.Notebooks))
-		for _, id := range opts.Notebooks {
-			args = append(args, id)
-		}
+		c, a := inNotebooks(opts.Notebooks)
+		where, args = where+` AND `+c, append(args, a...)
 	}
 	allowed, err := ix.ridSet(ctx, `SELECT n.rid FROM notes n WHERE `+where, args...)
 	if err != nil {

@@ -62,19 +62,27 @@ func (ix *Index) Search(ctx context.Context, q Query, opts Options) ([]Hit, erro
 	}
 	rows.Close()
 	for i := range hits {
-		h := &hits[i]
-		h.Snippet = cleanSnippet(h.Snippet)
-		if !strings.Contains(h.AttachmentSnippet, MarkOpen) {
-			h.AttachmentSnippet = ""
-			continue
-		}
-		var err error
-		if h.Attachment, err = ix.matchedAttachment(ctx, h.RID, h.AttachmentSnippet); err != nil {
+		if err := ix.finishSnippets(ctx, &hits[i]); err != nil {
 			return nil, err
 		}
-		h.AttachmentSnippet = cleanSnippet(h.AttachmentSnippet)
 	}
 	return hits, nil
+}
+
+// finishSnippets cleans h's raw snippets and names the attachment whose
+// OCR text matched (none when the match is elsewhere).
+func (ix *Index) finishSnippets(ctx context.Context, h *Hit) error {
+	h.Snippet = cleanSnippet(h.Snippet)
+	if !strings.Contains(h.AttachmentSnippet, MarkOpen) {
+		h.AttachmentSnippet = ""
+		return nil
+	}
+	var err error
+	if h.Attachment, err = ix.matchedAttachment(ctx, h.RID, h.AttachmentSnippet); err != nil {
+		return err
+	}
+	h.AttachmentSnippet = cleanSnippet(h.AttachmentSnippet)
+	return nil
 }
 
 // build translates q into one SELECT. With any:0 the positive text terms
@@ -129,10 +137,8 @@ func build(q Query, opts Options) (string, []any) {
 		where = append(where, `n.deleted_time = 0`)
 	}
 	if opts.OnlyNotebooks {
-		where = append(where, inNotebooks(len(opts.Notebooks)))
-		for _, id := range opts.Notebooks {
-			whereArgs = append(whereArgs, id)
-		}
+		c, a := inNotebooks(opts.Notebooks)
+		where, whereArgs = append(where, c), append(whereArgs, a...)
 	}
 	var b strings.Builder
 	var all []any
@@ -165,13 +171,17 @@ func build(q Query, opts Options) (string, []any) {
 	return b.String(), all
 }
 
-// inNotebooks is the condition "the note is in one of n notebooks", whose
-// ids follow as arguments.
-func inNotebooks(n int) string {
-	if n == 0 {
-		return `0`
+// inNotebooks is the condition "the note is in one of notebooks", with
+// its arguments.
+func inNotebooks(notebooks []string) (string, []any) {
+	if len(notebooks) == 0 {
+		return `0`, nil
 	}
-	return `n.parent_id IN (?` + strings.Repeat(`, ?`, n-1) + `)`
+	args := make([]any, len(notebooks))
+	for i, id := range notebooks {
+		args[i] = id
+	}
+	return `n.parent_id IN (?` + strings.Repeat(`, ?`, len(notebooks)-1) + `)`, args
 }
 
 // snippetSQL is the extract of a hit around its best match.
@@ -199,43 +209,27 @@ func rankedMatch(q Query) (expr string, ok bool) {
 }
 
 // Snippets returns the snippets Search gives the notes rids for q (none
-// when q has no ranked text term), by row id.
-func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]string, error) {
-	out := map[int64]string{}
+// when q has no ranked text term), by row id: each hit's Snippet, and its
+// Attachment and AttachmentSnippet when q's words matched an attachment's
+// OCR text.
+func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]Hit, error) {
+	out := map[int64]Hit{}
 	expr, ok := rankedMatch(q)
 	if !ok {
 		return out, nil
 	}
 	for _, rid := range rids {
-		var snip string
-		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&snip)
+		h := Hit{RID: rid}
+		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+`, `+attachmentSnippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&h.Snippet, &h.AttachmentSnippet)
 		if err != nil && err != sql.ErrNoRows {
 			return nil, wrap(err, "search snippets")
 		}
-		out[rid] = cleanSnippet(snip)
+		if err := ix.finishSnippets(ctx, &h); err != nil {
+			return nil, err
+		}
+		out[rid] = h
 	}
 	return out, nil
-}
-
-// Attachment names the attachment of note rid whose OCR text q's words
-// matched, with its extract, as Search reports it; "" when they matched
-// elsewhere.
-func (ix *Index) Attachment(ctx context.Context, q Query, rid int64) (id, snippet string, err error) {
-	expr, ok := rankedMatch(q)
-	if !ok {
-		return "", "", nil
-	}
-	err = ix.db.QueryRowContext(ctx, `SELECT `+attachmentSnippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&snippet)
-	if err == sql.ErrNoRows || !strings.Contains(snippet, MarkOpen) {
-		return "", "", nil
-	}
-	if err != nil {
-		return "", "", wrap(err, "search attachments")
-	}
-	if id, err = ix.matchedAttachment(ctx, rid, snippet); err != nil {
-		return "", "", err
-	}
-	return id, cleanSnippet(snippet), nil
 }
 
 // matchExpr is the FTS5 expression of one term: its tokens as a quoted
