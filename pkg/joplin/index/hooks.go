@@ -15,27 +15,39 @@ import (
 // ok false and the state to report; the caller then asks Joplin. A
 // malformed query is an INVALID_ARGUMENT error.
 func (x *Indexer) Search(ctx context.Context, query string, opts searchindex.Options) (hits []searchindex.Hit, state string, ok bool, err error) {
-	x.Start()
-	q, err := searchindex.Parse(query, time.Now())
-	if _, unsupported := err.(*searchindex.ErrUnsupported); unsupported {
-		return nil, "unsupported_query", false, nil
+	q, ix, state, err := x.searchable(ctx, query)
+	if ix == nil || err != nil {
+		return nil, state, false, err
 	}
-	if err != nil {
-		return nil, "", false, err
-	}
-	x.touch()
-	x.waitOpened(ctx, time.Second)
-	ix := x.servableIndex()
-	if ix == nil {
-		return nil, string(x.Status().State), false, nil
-	}
-	x.catchUp(ctx)
 	hits, err = ix.Search(ctx, q, opts)
 	if err != nil {
 		x.cfg.Log.Warn("search index query failed; answering from Joplin's search", "err", err)
 		return nil, string(Failed), false, nil
 	}
 	return hits, string(Ready), true, nil
+}
+
+// searchable is the opening of every search: it parses query, marks the
+// index active (polling goes back to its active interval) and returns the
+// index caught up with Joplin's changes made before the search. Without an
+// index to answer from, ix is nil and state says why (unsupported_query,
+// or the index's state).
+func (x *Indexer) searchable(ctx context.Context, query string) (q searchindex.Query, ix *searchindex.Index, state string, err error) {
+	x.Start()
+	q, err = searchindex.Parse(query, time.Now())
+	if _, unsupported := err.(*searchindex.ErrUnsupported); unsupported {
+		return q, nil, "unsupported_query", nil
+	}
+	if err != nil {
+		return q, nil, "", err
+	}
+	x.touch()
+	x.waitOpened(ctx, time.Second)
+	if ix = x.servableIndex(); ix == nil {
+		return q, nil, string(x.Status().State), nil
+	}
+	x.catchUp(ctx)
+	return q, ix, string(Ready), nil
 }
 
 // Wrote keeps the index fresh after a write notebridge made: New has the

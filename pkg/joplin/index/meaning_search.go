@@ -51,18 +51,9 @@ const fusionDepth = 50
 // waits at most MeaningConfig.QueryWait for the query's embedding; when
 // the semantic leg cannot answer, the keywords do and Semantic says why.
 func (x *Indexer) SearchByMeaning(ctx context.Context, query string, opts searchindex.Options, mode string) (MeaningResult, error) {
-	x.Start()
-	q, err := searchindex.Parse(query, time.Now())
-	if _, unsupported := err.(*searchindex.ErrUnsupported); unsupported {
-		return MeaningResult{State: "unsupported_query"}, nil
-	}
-	if err != nil {
-		return MeaningResult{}, err
-	}
-	x.waitOpened(ctx, time.Second)
-	ix := x.servableIndex()
-	if ix == nil {
-		return MeaningResult{State: string(x.Status().State)}, nil
+	q, ix, state, err := x.searchable(ctx, query)
+	if ix == nil || err != nil {
+		return MeaningResult{State: state}, err
 	}
 	res := MeaningResult{State: string(Ready), OK: true, Mode: ModeKeyword}
 	if mode == ModeKeyword {

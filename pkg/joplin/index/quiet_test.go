@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
 )
 
 // TestPollBacksOffWhenIdle: the wait doubles per idle poll from the active
@@ -46,6 +48,24 @@ func TestSearchCatchesUpWhenIdle(t *testing.T) {
 	e.write(t, "POST", "/notes", map[string]any{"title": "alpha", "body": "kiwi"})
 	if got := find(t, x, "kiwi"); got != "alpha" {
 		t.Fatalf("search right after an external write: %q", got)
+	}
+}
+
+// TestSearchByMeaningCatchesUpWhenIdle: a search in any mode through
+// SearchByMeaning (the tool's path once embeddings are set) polls Joplin
+// first, as Search does, so an idle index does not answer from before a
+// change made elsewhere.
+func TestSearchByMeaningCatchesUpWhenIdle(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "POST", "/folders", map[string]any{"title": "Work"})
+	x := New(e.c, Config{Path: e.path, Poll: time.Hour, CatchUp: time.Nanosecond, Applied: func(what string) { e.applied <- what }})
+	t.Cleanup(func() { x.Close() })
+	x.Start()
+	e.wait(t, "built")
+	e.write(t, "POST", "/notes", map[string]any{"title": "alpha", "body": "kiwi"})
+	res, err := x.SearchByMeaning(context.Background(), "kiwi", searchindex.Options{Limit: 10}, ModeKeyword)
+	if err != nil || !res.OK || len(res.Hits) != 1 || res.Hits[0].Title != "alpha" {
+		t.Fatalf("search by meaning right after an external write: %+v, %v", res, err)
 	}
 }
 
