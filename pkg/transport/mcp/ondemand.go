@@ -70,9 +70,6 @@ func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.O
 			if err := decodeArgs(req, &in); err != nil {
 				return ErrorResult(err), nil
 			}
-			if len(in.Arguments) == 0 || string(in.Arguments) == "null" {
-				in.Arguments = json.RawMessage(`{}`)
-			}
 			who, _ := principal.From(ctx)
 			out, isError := toolOutcome(ex.Call(ctx, who, t, in.Name, in.Arguments))
 			if isError {
