@@ -10,11 +10,11 @@ func findSection(lines []string, heading string) (at, end int, err error) {
 		return 0, 0, problem("heading is empty")
 	}
 	hs := Headings(lines)
-	at, n := -1, 0
-	for _, h := range hs {
+	found, n := -1, 0
+	for i, h := range hs {
 		if h.Text == wantText && (wantLevel == 0 || h.Level == wantLevel) {
 			if n == 0 {
-				at = h.Line
+				found = i
 			}
 			n++
 		}
@@ -25,17 +25,18 @@ func findSection(lines []string, heading string) (at, end int, err error) {
 	case n > 1:
 		return 0, 0, problem("heading appears %d times", n)
 	}
-	level := 0
-	end = len(lines)
-	for _, h := range hs {
-		if h.Line == at {
-			level = h.Level
-		} else if h.Line > at && h.Level <= level {
-			end = h.Line
-			break
+	return hs[found].Line, sectionEnd(hs, found, len(lines)), nil
+}
+
+// sectionEnd returns the line that ends the section heading hs[i] opens:
+// the next heading of the same or a higher level, or nLines.
+func sectionEnd(hs []Heading, i, nLines int) int {
+	for _, next := range hs[i+1:] {
+		if next.Level <= hs[i].Level {
+			return next.Line
 		}
 	}
-	return at, end, nil
+	return nLines
 }
 
 // Section returns the section heading names in body, from its heading line
@@ -79,13 +80,7 @@ func Outline(body string) []OutlineEntry {
 	}
 	out := make([]OutlineEntry, 0, len(hs))
 	for i, h := range hs {
-		end := len(lines)
-		for _, next := range hs[i+1:] {
-			if next.Level <= h.Level {
-				end = next.Line
-				break
-			}
-		}
+		end := sectionEnd(hs, i, len(lines))
 		out = append(out, OutlineEntry{Level: h.Level, Text: h.Text, Line: h.Line + 1, Bytes: offsets[end] - offsets[h.Line]})
 	}
 	return out

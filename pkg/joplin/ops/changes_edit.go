@@ -88,7 +88,8 @@ func (o *Ops) doEdit(ctx context.Context, in editIn) (editOut, error) {
 		return editOut{}, err
 	}
 	defer unlock()
-	id := editReceiptID(requestDigest(cs), in.UpdatedTime)
+	request := requestDigest(cs)
+	id := editReceiptID(request, in.UpdatedTime)
 	rec, ok, err := st.Load(id)
 	if err != nil {
 		return editOut{}, err
@@ -122,7 +123,7 @@ func (o *Ops) doEdit(ctx context.Context, in editIn) (editOut, error) {
 	if p.Digest == "" {
 		return editOut{Status: "noop", UpdatedTime: in.UpdatedTime}, nil
 	}
-	written, err := o.writePlan(ctx, st, p, id, requestDigest(cs))
+	written, err := o.writePlan(ctx, st, p, id, request)
 	if err != nil {
 		return editOut{}, err
 	}

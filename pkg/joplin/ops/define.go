@@ -3,18 +3,18 @@ package joplinops
 import (
 	"encoding/base64"
 	"fmt"
-	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	"reflect"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/schema"
+	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 )
 
 // meta fills what every Joplin operation shares.
 func (o *Ops) meta(name, title, desc string, effect registry.Effect) registry.Meta {
 	return registry.Meta{
 		Name: name, Title: title, Description: desc, Toolset: Toolset,
-		Effect: effect, Exposure: allTransports, Vocab: o.vocab(),
+		Effect: effect, Exposure: allTransports, Vocab: o.vocabulary,
 	}
 }
 

@@ -4,6 +4,7 @@ package joplinops
 
 import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/core/schema"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
@@ -31,6 +32,9 @@ var DefaultLimits = Limits{MaxScan: 100_000, MaxResourceBytes: 10 << 20}
 type Ops struct {
 	c      *joplin.Client
 	limits Limits
+	// vocabulary is what every operation's schema tags refer to (vocab),
+	// built once for the catalog.
+	vocabulary schema.Vocabulary
 	// createSlot (capacity 1) serialises duplicate preflight and write
 	// within the process; lockPath, when set, across processes (lock.go).
 	createSlot chan struct{}
@@ -64,6 +68,7 @@ func Operations(c *joplin.Client, limits Limits, opts ...Option) []registry.Oper
 	for _, opt := range opts {
 		opt(o)
 	}
+	o.vocabulary = o.vocab()
 	var ops []registry.Operation
 	ops = append(ops, o.joplinStatus())
 	ops = append(ops, o.noteOps()...)

@@ -61,8 +61,10 @@ func (o *Ops) joplinStatus() registry.Operation {
 		}
 		if o.index != nil {
 			o.index.Start()
-			st := o.index.Status()
-			if !sc.All {
+			var st joplinindex.Status
+			if sc.All {
+				st = o.index.Status()
+			} else {
 				st = o.index.StatusIn(ctx, sc.Readable.IDs())
 			}
 			if len(st.Error) > 2000 {

@@ -78,14 +78,6 @@ func (o *Ops) loadTag(ctx context.Context, id string) (Tag, error) {
 	return t, nil
 }
 
-// checkTagTitle refuses a title that is blank once normalized.
-func checkTagTitle(title string) error {
-	if NormalizeTitle(title) == "" {
-		return domainerr.New(domainerr.InvalidArgument, "the title is blank")
-	}
-	return nil
-}
-
 // tagMatches lists the tags other than self whose normalized title is
 // title's.
 func tagMatches(tags []Tag, title, self string) []match {
@@ -97,6 +89,29 @@ func tagMatches(tags []Tag, title, self string) []match {
 		}
 	}
 	return out
+}
+
+// lockTagTitle refuses a title that is blank once normalized, then takes
+// the create lock, under which create_tag and update_tag check that the
+// title is free (tagTitleFree) and write.
+func (o *Ops) lockTagTitle(ctx context.Context, title string) (unlock func(), err error) {
+	if NormalizeTitle(title) == "" {
+		return nil, domainerr.New(domainerr.InvalidArgument, "the title is blank")
+	}
+	return o.lockCreates(ctx)
+}
+
+// tagTitleFree is TAG_ALREADY_EXISTS when a tag other than self has
+// title's normalized title.
+func (o *Ops) tagTitleFree(ctx context.Context, title, self string) error {
+	matches, err := o.tagsTitled(ctx, title, self)
+	if err != nil {
+		return err
+	}
+	if len(matches) > 0 {
+		return tagExists(matches)
+	}
+	return nil
 }
 
 func tagExists(matches []match) error {
@@ -147,20 +162,13 @@ type createTagIn struct {
 func (o *Ops) createTag() registry.Operation {
 	desc := "Create a tag (stored in lower case). An existing title fails with TAG_ALREADY_EXISTS."
 	return registry.Define(o.meta("create_tag", "Create tag", desc, registry.EffectCreate), func(ctx context.Context, in createTagIn) (Tag, error) {
-		if err := checkTagTitle(in.Title); err != nil {
-			return Tag{}, err
-		}
-		unlock, err := o.lockCreates(ctx)
+		unlock, err := o.lockTagTitle(ctx, in.Title)
 		if err != nil {
 			return Tag{}, err
 		}
 		defer unlock()
-		matches, err := o.tagsTitled(ctx, in.Title, "")
-		if err != nil {
+		if err := o.tagTitleFree(ctx, in.Title, ""); err != nil {
 			return Tag{}, err
-		}
-		if len(matches) > 0 {
-			return Tag{}, tagExists(matches)
 		}
 		return o.postTag(ctx, in.Title)
 	})
@@ -191,10 +199,7 @@ type updateTagIn struct {
 func (o *Ops) updateTag() registry.Operation {
 	desc := "Rename a tag (stored in lower case). Another tag's title fails with TAG_ALREADY_EXISTS."
 	return registry.Define(o.meta("update_tag", "Rename tag", desc, registry.EffectUpdate), func(ctx context.Context, in updateTagIn) (Tag, error) {
-		if err := checkTagTitle(in.Title); err != nil {
-			return Tag{}, err
-		}
-		unlock, err := o.lockCreates(ctx)
+		unlock, err := o.lockTagTitle(ctx, in.Title)
 		if err != nil {
 			return Tag{}, err
 		}
@@ -202,12 +207,8 @@ func (o *Ops) updateTag() registry.Operation {
 		if _, err := o.loadTag(ctx, in.ID); err != nil {
 			return Tag{}, err
 		}
-		matches, err := o.tagsTitled(ctx, in.Title, in.ID)
-		if err != nil {
+		if err := o.tagTitleFree(ctx, in.Title, in.ID); err != nil {
 			return Tag{}, err
-		}
-		if len(matches) > 0 {
-			return Tag{}, tagExists(matches)
 		}
 		var updated Tag
 		if err := o.c.Write(ctx, "PUT", "/tags/"+in.ID, nil, map[string]any{"title": in.Title}, &updated); err != nil {

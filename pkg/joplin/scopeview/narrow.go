@@ -3,7 +3,6 @@ package scopeview
 import (
 	"encoding/json"
 	"net/url"
-	"regexp"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
@@ -196,9 +195,6 @@ func undecodable() error {
 	return domainerr.New(domainerr.JoplinError, "Joplin returned a response that could not be decoded")
 }
 
-// linkPattern finds the resource and note ids a note body links to.
-var linkPattern = regexp.MustCompile(`:/([0-9a-f]{32})`)
-
 // linkState says which notes link one resource.
 type linkState struct{ linked, read, write bool }
 
@@ -212,9 +208,9 @@ func (c *call) linkedResources() (map[string]linkState, error) {
 	err := joplin.EachPage(joplin.WholeJoplin(c.ctx), c.v.c, "/notes", q, func(_ int, notes []joplin.Note) error {
 		for _, n := range notes {
 			r, w := c.inRead(n.ParentID), c.inWrite(n.ParentID)
-			for _, m := range linkPattern.FindAllStringSubmatch(n.Body, -1) {
-				st := out[m[1]]
-				out[m[1]] = linkState{linked: true, read: st.read || r, write: st.write || w}
+			for _, id := range joplin.LinkedIDs(n.Body) {
+				st := out[id]
+				out[id] = linkState{linked: true, read: st.read || r, write: st.write || w}
 			}
 		}
 		if seen += len(notes); seen > c.v.maxScan {

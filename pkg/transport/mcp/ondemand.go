@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -69,9 +70,6 @@ func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.O
 			if err := decodeArgs(req, &in); err != nil {
 				return ErrorResult(err), nil
 			}
-			if len(in.Arguments) == 0 || string(in.Arguments) == "null" {
-				in.Arguments = json.RawMessage(`{}`)
-			}
 			who, _ := principal.From(ctx)
 			out, isError := toolOutcome(ex.Call(ctx, who, t, in.Name, in.Arguments))
 			if isError {
@@ -111,18 +109,14 @@ func findTools(ops []registry.Operation, listed map[string]bool, query string) [
 // decodeArgs decodes a tool call's arguments into v; anything else than
 // an object of the expected members is INVALID_ARGUMENT.
 func decodeArgs(req mcp.CallToolRequest, v any) *domainerr.Error {
-	args := req.Params.RawArguments
-	if len(args) == 0 {
-		b, err := json.Marshal(req.Params.Arguments)
-		if err != nil {
-			return domainerr.New(domainerr.InvalidArgument, "arguments cannot be encoded")
-		}
-		args = b
+	args, derr := rawArgs(req)
+	if derr != nil {
+		return derr
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte(`{}`)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(args)))
+	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return domainerr.New(domainerr.InvalidArgument, "arguments do not match the tool's input schema")

@@ -145,13 +145,9 @@ func Annotations(op registry.Operation) mcp.ToolAnnotation {
 
 func handler(ex *executor.Executor, t registry.Transport, name string) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		args := req.Params.RawArguments
-		if len(args) == 0 && req.Params.Arguments != nil {
-			b, err := json.Marshal(req.Params.Arguments)
-			if err != nil {
-				return ErrorResult(domainerr.New(domainerr.InvalidArgument, "arguments cannot be encoded")), nil
-			}
-			args = b
+		args, derr := rawArgs(req)
+		if derr != nil {
+			return ErrorResult(derr), nil
 		}
 		// The transport put the caller in the context (ServeStdio, the HTTP
 		// front door); without one the executor refuses the call.
@@ -162,6 +158,20 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 		}
 		return Result(out), nil
 	}
+}
+
+// rawArgs returns a tool call's arguments as sent, or re-encoded when the
+// client library decoded them; none is empty.
+func rawArgs(req mcp.CallToolRequest) (json.RawMessage, *domainerr.Error) {
+	args := req.Params.RawArguments
+	if len(args) == 0 && req.Params.Arguments != nil {
+		b, err := json.Marshal(req.Params.Arguments)
+		if err != nil {
+			return nil, domainerr.New(domainerr.InvalidArgument, "arguments cannot be encoded")
+		}
+		args = b
+	}
+	return args, nil
 }
 
 // toolOutcome turns what the executor answered into the encoded result
