@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
@@ -104,13 +105,11 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // MaxConflicts bounds the conflict copies one request reads: Joplin sorts
 // them first, so one page of this size holds them all unless there are
