@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -55,7 +54,7 @@ func runAuthorize(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	// `joplin sync` exits 0 whether or not the authorisation completed:
 	// the profile says (the value is read, never printed).
-	key := "sync." + strconv.Itoa(targets[cfg.Target].id) + ".auth"
+	key := authKey(cfg.Target)
 	out, err := exec.CommandContext(ctx, "joplin", "--profile", *profile, "config", key).Output()
 	if err != nil || !authValueSet(string(out), key) {
 		return errors.New("the authorisation was not completed: nothing was stored; run authorize-sync again")

@@ -405,7 +405,7 @@ func (s *Supervisor) afterSuccess(ctx context.Context, now time.Time, out Outcom
 // interactive target (sync.N.auth is set). The value never leaves this
 // function.
 func (s *Supervisor) authorised(ctx context.Context) (bool, error) {
-	key := "sync." + strconv.Itoa(targets[s.cfg.Target].id) + ".auth"
+	key := authKey(s.cfg.Target)
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	res, err := s.joplin.Run(ctx, "config "+key)
@@ -413,6 +413,12 @@ func (s *Supervisor) authorised(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("config %s: %w", key, err)
 	}
 	return authValueSet(res.Output, key), nil
+}
+
+// authKey is the profile setting that holds an interactive target's
+// authorisation (sync.N.auth).
+func authKey(target string) string {
+	return "sync." + strconv.Itoa(targets[target].id) + ".auth"
 }
 
 // authValueSet reads `config KEY`'s output ("KEY = value"): whether the
