@@ -306,10 +306,14 @@ func (s *Supervisor) e2eeCause(p *Problem) *Problem {
 		return p
 	}
 	if s.cfg.master == "" {
-		return &Problem{CodeE2EEPasswordMiss, secretMaster, "the sync target is encrypted: set the master password with docker compose run --rm sync-secret " + secretMaster}
+		return errMasterPasswordMissing
 	}
 	return &Problem{CodeE2EEWrongPassword, secretMaster, "the master password does not unlock the sync target's key: " + p.Message}
 }
+
+// errMasterPasswordMissing: the sync target is encrypted and no master
+// password is set.
+var errMasterPasswordMissing = &Problem{CodeE2EEPasswordMiss, secretMaster, "the sync target is encrypted: set the master password with docker compose run --rm sync-secret " + secretMaster}
 
 // succeed records a successful sync that ran from start to end. The next
 // one starts an interval after this one started (at once if it took
@@ -370,7 +374,7 @@ func (s *Supervisor) afterSuccess(ctx context.Context, now time.Time, out Outcom
 	s.status.E2EE.PasswordOK, s.status.E2EE.ItemsEncrypted = nil, nil
 	if out.PasswordNeeded && s.cfg.master == "" {
 		s.status.State = StateError
-		s.setError(now, &Problem{CodeE2EEPasswordMiss, secretMaster, "the sync target is encrypted: set the master password with docker compose run --rm sync-secret " + secretMaster})
+		s.setError(now, errMasterPasswordMissing)
 		s.logf("%s", s.status.LastError.Message)
 		return nil
 	}
