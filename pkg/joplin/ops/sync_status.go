@@ -87,7 +87,7 @@ func (o *Ops) syncStatus() *syncOut {
 		}
 	}
 	out.Message = "sync " + st.State
-	if out.LastError != nil && st.State != "idle" && st.State != "syncing" {
+	if out.LastError != nil && st.State != syncstate.StateIdle && st.State != syncstate.StateSyncing {
 		out.Message += ": " + out.LastError.Code + " (" + out.LastError.Message + ")"
 	}
 	return out
