@@ -273,13 +273,21 @@ func (o *Ops) copiesOf(ctx context.Context, id string) []string {
 			return nil
 		}
 	}
-	all, err := o.visibleCopies(ctx, all)
+	// Only id's copies are checked against the caller's scope: the others
+	// would cost a request each and be dropped.
+	var mine []conflictCopy
+	for _, cc := range all {
+		if cc.OriginalID == id {
+			mine = append(mine, cc)
+		}
+	}
+	mine, err := o.visibleCopies(ctx, mine)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, cc := range all {
-		if cc.OriginalID == id {
+	for _, cc := range mine {
+		if cc.OriginalID == id { // visibleCopies drops an original the caller may not see
 			out = append(out, cc.ID)
 		}
 	}
