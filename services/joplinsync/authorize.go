@@ -22,12 +22,12 @@ import (
 func runAuthorize(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("authorize-sync", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", envOr("JOPLIN_PROFILE", "/data/profile"), "Joplin profile directory")
+	profile := fs.String("profile", defaultProfile(), "Joplin profile directory")
 	running := fs.String("running-url", envOr("JOPLIN_SERVICE_URL", "http://joplin:41184"), "the joplin service's Data API, which must not answer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(os.Getenv, envOr(envSecretsDir, "/secrets"))
+	cfg, err := loadConfig()
 	if err != nil {
 		return err
 	}
