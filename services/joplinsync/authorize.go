@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -23,12 +22,12 @@ import (
 func runAuthorize(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("authorize-sync", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", envOr("JOPLIN_PROFILE", "/data/profile"), "Joplin profile directory")
+	profile := fs.String("profile", defaultProfile(), "Joplin profile directory")
 	running := fs.String("running-url", envOr("JOPLIN_SERVICE_URL", "http://joplin:41184"), "the joplin service's Data API, which must not answer")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := LoadConfig(os.Getenv, envOr(envSecretsDir, "/secrets"))
+	cfg, err := loadConfig()
 	if err != nil {
 		return err
 	}
@@ -55,7 +54,7 @@ func runAuthorize(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	// `joplin sync` exits 0 whether or not the authorisation completed:
 	// the profile says (the value is read, never printed).
-	key := "sync." + strconv.Itoa(targets[cfg.Target].id) + ".auth"
+	key := authKey(cfg.Target)
 	out, err := exec.CommandContext(ctx, "joplin", "--profile", *profile, "config", key).Output()
 	if err != nil || !authValueSet(string(out), key) {
 		return errors.New("the authorisation was not completed: nothing was stored; run authorize-sync again")

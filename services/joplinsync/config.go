@@ -136,14 +136,14 @@ func LoadConfig(getenv func(string) string, secretsDir string) (Config, error) {
 	if s := strings.TrimSpace(getenv(envInterval)); s != "" {
 		d, err := parseInterval(s)
 		if err != nil {
-			return c, &Problem{"SYNC_CONFIG", envInterval, err.Error()}
+			return c, &Problem{CodeConfig, envInterval, err.Error()}
 		}
 		c.Interval = d
 	}
 	kind, ok := targets[c.Target]
 	if !ok {
 		c.Target = TargetNone
-		return c, &Problem{"SYNC_CONFIG", envTarget, fmt.Sprintf("unknown sync target %q; use one of %s",
+		return c, &Problem{CodeConfig, envTarget, fmt.Sprintf("unknown sync target %q; use one of %s",
 			strings.TrimSpace(getenv(envTarget)), strings.Join(targetNames, ", "))}
 	}
 	var err error
@@ -158,13 +158,13 @@ func LoadConfig(getenv func(string) string, secretsDir string) (Config, error) {
 	}
 	if kind.needsCredentials {
 		if c.User == "" {
-			return c, &Problem{"SYNC_CONFIG", envUser, fmt.Sprintf("is required for the %s target (%s)", c.Target, userMeaning(c.Target))}
+			return c, &Problem{CodeConfig, envUser, fmt.Sprintf("is required for the %s target (%s)", c.Target, userMeaning(c.Target))}
 		}
 		if c.password, err = readSecret(secretsDir, secretPassword); err != nil {
 			return c, err
 		}
 		if c.password == "" {
-			return c, &Problem{"SYNC_CONFIG", secretPassword, fmt.Sprintf(
+			return c, &Problem{CodeConfig, secretPassword, fmt.Sprintf(
 				"the %s target needs the secret %s: docker compose run --rm sync-secret %s", c.Target, secretPassword, secretPassword)}
 		}
 	}
@@ -174,11 +174,11 @@ func LoadConfig(getenv func(string) string, secretsDir string) (Config, error) {
 			c.Path = "/sync-folder"
 		}
 		if !filepath.IsAbs(c.Path) {
-			return c, &Problem{"SYNC_CONFIG", envPath, "must be an absolute path inside the container (default /sync-folder)"}
+			return c, &Problem{CodeConfig, envPath, "must be an absolute path inside the container (default /sync-folder)"}
 		}
 	case TargetS3:
 		if c.Bucket == "" {
-			return c, &Problem{"SYNC_CONFIG", envBucket, "is required for the s3 target"}
+			return c, &Problem{CodeConfig, envBucket, "is required for the s3 target"}
 		}
 		if c.Region == "" {
 			c.Region = "us-east-1"
@@ -186,7 +186,7 @@ func LoadConfig(getenv func(string) string, secretsDir string) (Config, error) {
 		c.S3Path = true
 		if s := strings.TrimSpace(getenv(envPathStyle)); s != "" {
 			if c.S3Path, err = strconv.ParseBool(s); err != nil {
-				return c, &Problem{"SYNC_CONFIG", envPathStyle, "must be true or false"}
+				return c, &Problem{CodeConfig, envPathStyle, "must be true or false"}
 			}
 		}
 	}
@@ -208,7 +208,7 @@ func userMeaning(target string) string {
 func (c *Config) checkURL(kind targetKind) error {
 	if c.URL == "" {
 		if kind.needsURL {
-			return &Problem{"SYNC_CONFIG", envURL, fmt.Sprintf("is required for the %s target", c.Target)}
+			return &Problem{CodeConfig, envURL, fmt.Sprintf("is required for the %s target", c.Target)}
 		}
 		if kind.optionalURL {
 			c.URL = joplinCloudURL
@@ -216,17 +216,17 @@ func (c *Config) checkURL(kind targetKind) error {
 		return nil
 	}
 	if !kind.needsURL && !kind.optionalURL {
-		return &Problem{"SYNC_CONFIG", envURL, fmt.Sprintf("is not used by the %s target; remove it", c.Target)}
+		return &Problem{CodeConfig, envURL, fmt.Sprintf("is not used by the %s target; remove it", c.Target)}
 	}
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &Problem{"SYNC_BAD_URL", envURL, "must be an http:// or https:// URL with a host"}
+		return &Problem{CodeBadURL, envURL, "must be an http:// or https:// URL with a host"}
 	}
 	if u.User != nil {
-		return &Problem{"SYNC_BAD_URL", envURL, fmt.Sprintf("must not hold credentials; put the user in %s and the password in the %s secret", envUser, secretPassword)}
+		return &Problem{CodeBadURL, envURL, fmt.Sprintf("must not hold credentials; put the user in %s and the password in the %s secret", envUser, secretPassword)}
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return &Problem{"SYNC_BAD_URL", envURL, "must not have a query or fragment"}
+		return &Problem{CodeBadURL, envURL, "must not have a query or fragment"}
 	}
 	c.URL = strings.TrimRight(c.URL, "/")
 	return nil
@@ -257,20 +257,20 @@ func readSecret(dir, name string) (string, error) {
 		return "", nil
 	}
 	if err != nil {
-		return "", &Problem{"SYNC_CONFIG", name, "the secret file cannot be read by uid " + strconv.Itoa(os.Getuid())}
+		return "", &Problem{CodeConfig, name, "the secret file cannot be read by uid " + strconv.Itoa(os.Getuid())}
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", &Problem{"SYNC_CONFIG", name, "the secret file cannot be read"}
+		return "", &Problem{CodeConfig, name, "the secret file cannot be read"}
 	}
 	if st.Mode().Perm()&0o077 != 0 {
-		return "", &Problem{"SYNC_CONFIG", name, fmt.Sprintf("the secret file must be private (mode 0600, is %04o)", st.Mode().Perm())}
+		return "", &Problem{CodeConfig, name, fmt.Sprintf("the secret file must be private (mode 0600, is %04o)", st.Mode().Perm())}
 	}
 	b := make([]byte, maxSecretBytes+1)
 	n, _ := f.Read(b)
 	if n > maxSecretBytes {
-		return "", &Problem{"SYNC_CONFIG", name, fmt.Sprintf("the secret is longer than %d bytes", maxSecretBytes)}
+		return "", &Problem{CodeConfig, name, fmt.Sprintf("the secret is longer than %d bytes", maxSecretBytes)}
 	}
 	return strings.TrimRight(string(b[:n]), "\r\n"), nil
 }

@@ -87,9 +87,19 @@ func envOr(name, def string) string {
 	return def
 }
 
+// secretsHome is NOTEBRIDGE_SECRETS_DIR, /secrets by default.
+func secretsHome() string { return envOr(envSecretsDir, "/secrets") }
+
+// defaultProfile is JOPLIN_PROFILE, /data/profile by default.
+func defaultProfile() string { return envOr("JOPLIN_PROFILE", "/data/profile") }
+
+// loadConfig loads the configuration from the environment and the
+// secrets directory.
+func loadConfig() (Config, error) { return LoadConfig(os.Getenv, secretsHome()) }
+
 // runCheck validates the configuration as the supervisor would load it.
 func runCheck(stdout io.Writer) error {
-	cfg, err := LoadConfig(os.Getenv, envOr(envSecretsDir, "/secrets"))
+	cfg, err := loadConfig()
 	if err != nil {
 		return err
 	}

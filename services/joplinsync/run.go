@@ -31,14 +31,14 @@ const stepInterval = time.Second
 func runSupervisor(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	profile := fs.String("profile", envOr("JOPLIN_PROFILE", "/data/profile"), "Joplin profile directory")
+	profile := fs.String("profile", defaultProfile(), "Joplin profile directory")
 	port := fs.Int("port", 41183, "the Data API's loopback port (api.port); only used to log it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	// The log has several writers: the supervisor, its trace, Joplin's stderr.
 	stderr = &lockedWriter{w: stderr}
-	cfg, cfgErr := LoadConfig(os.Getenv, envOr(envSecretsDir, "/secrets"))
+	cfg, cfgErr := loadConfig()
 	files := StatusFile{Dir: envOr(envStateDir, "/sync")}
 	sup := NewSupervisor(cfg, cfgErr, nil, files, ProfileLog{Path: filepath.Join(*profile, "log.txt")}, stderr)
 	sup.now = time.Now

@@ -25,7 +25,7 @@ var settableSecrets = []string{secretPassword, secretMaster, secretEmbeddingsKey
 func runSecretSet(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("secret set", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", envOr(envSecretsDir, "/secrets"), "directory holding the secret files")
+	dir := fs.String("dir", secretsHome(), "directory holding the secret files")
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]

@@ -10,15 +10,16 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 )
 
-// States of the sync supervisor, as status.json reports them.
+// States of the sync supervisor, as status.json reports them: the ones
+// the bridge's reader knows.
 const (
-	StateDisabled           = "disabled"
-	StateStarting           = "starting"
-	StateIdle               = "idle"
-	StateSyncing            = "syncing"
-	StateError              = "error"
-	StateConfigError        = "config_error"
-	StateNeedsAuthorization = "needs_authorization"
+	StateDisabled           = syncstate.StateDisabled
+	StateStarting           = syncstate.StateStarting
+	StateIdle               = syncstate.StateIdle
+	StateSyncing            = syncstate.StateSyncing
+	StateError              = syncstate.StateError
+	StateConfigError        = syncstate.StateConfigError
+	StateNeedsAuthorization = syncstate.StateNeedsAuthorization
 )
 
 // Error codes of last_error (the agreed sync interface).

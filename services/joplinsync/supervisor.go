@@ -306,10 +306,14 @@ func (s *Supervisor) e2eeCause(p *Problem) *Problem {
 		return p
 	}
 	if s.cfg.master == "" {
-		return &Problem{CodeE2EEPasswordMiss, secretMaster, "the sync target is encrypted: set the master password with docker compose run --rm sync-secret " + secretMaster}
+		return errMasterPasswordMissing
 	}
 	return &Problem{CodeE2EEWrongPassword, secretMaster, "the master password does not unlock the sync target's key: " + p.Message}
 }
+
+// errMasterPasswordMissing: the sync target is encrypted and no master
+// password is set.
+var errMasterPasswordMissing = &Problem{CodeE2EEPasswordMiss, secretMaster, "the sync target is encrypted: set the master password with docker compose run --rm sync-secret " + secretMaster}
 
 // succeed records a successful sync that ran from start to end. The next
 // one starts an interval after this one started (at once if it took
@@ -370,7 +374,7 @@ func (s *Supervisor) afterSuccess(ctx context.Context, now time.Time, out Outcom
 	s.status.E2EE.PasswordOK, s.status.E2EE.ItemsEncrypted = nil, nil
 	if out.PasswordNeeded && s.cfg.master == "" {
 		s.status.State = StateError
-		s.setError(now, &Problem{CodeE2EEPasswordMiss, secretMaster, "the sync target is encrypted: set the master password with docker compose run --rm sync-secret " + secretMaster})
+		s.setError(now, errMasterPasswordMissing)
 		s.logf("%s", s.status.LastError.Message)
 		return nil
 	}
@@ -405,7 +409,7 @@ func (s *Supervisor) afterSuccess(ctx context.Context, now time.Time, out Outcom
 // interactive target (sync.N.auth is set). The value never leaves this
 // function.
 func (s *Supervisor) authorised(ctx context.Context) (bool, error) {
-	key := "sync." + strconv.Itoa(targets[s.cfg.Target].id) + ".auth"
+	key := authKey(s.cfg.Target)
 	ctx, cancel := context.WithTimeout(ctx, commandTimeout)
 	defer cancel()
 	res, err := s.joplin.Run(ctx, "config "+key)
@@ -413,6 +417,12 @@ func (s *Supervisor) authorised(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("config %s: %w", key, err)
 	}
 	return authValueSet(res.Output, key), nil
+}
+
+// authKey is the profile setting that holds an interactive target's
+// authorisation (sync.N.auth).
+func authKey(target string) string {
+	return "sync." + strconv.Itoa(targets[target].id) + ".auth"
 }
 
 // authValueSet reads `config KEY`'s output ("KEY = value"): whether the

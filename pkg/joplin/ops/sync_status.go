@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
@@ -86,7 +87,7 @@ func (o *Ops) syncStatus() *syncOut {
 		}
 	}
 	out.Message = "sync " + st.State
-	if out.LastError != nil && st.State != "idle" && st.State != "syncing" {
+	if out.LastError != nil && st.State != syncstate.StateIdle && st.State != syncstate.StateSyncing {
 		out.Message += ": " + out.LastError.Code + " (" + out.LastError.Message + ")"
 	}
 	return out
@@ -104,13 +105,11 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8RuneStart(s[n]) {
+	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // MaxConflicts bounds the conflict copies one request reads: Joplin sorts
 // them first, so one page of this size holds them all unless there are
@@ -274,13 +273,21 @@ func (o *Ops) copiesOf(ctx context.Context, id string) []string {
 			return nil
 		}
 	}
-	all, err := o.visibleCopies(ctx, all)
+	// Only id's copies are checked against the caller's scope: the others
+	// would cost a request each and be dropped.
+	var mine []conflictCopy
+	for _, cc := range all {
+		if cc.OriginalID == id {
+			mine = append(mine, cc)
+		}
+	}
+	mine, err := o.visibleCopies(ctx, mine)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, cc := range all {
-		if cc.OriginalID == id {
+	for _, cc := range mine {
+		if cc.OriginalID == id { // visibleCopies drops an original the caller may not see
 			out = append(out, cc.ID)
 		}
 	}

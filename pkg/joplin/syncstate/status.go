@@ -162,7 +162,18 @@ func Parse(b []byte) (Status, error) {
 	return st, nil
 }
 
+// States the supervisor reports in status.json.
+const (
+	StateDisabled           = "disabled"
+	StateStarting           = "starting"
+	StateIdle               = "idle"
+	StateSyncing            = "syncing"
+	StateError              = "error"
+	StateConfigError        = "config_error"
+	StateNeedsAuthorization = "needs_authorization"
+)
+
 var knownStates = map[string]bool{
-	"disabled": true, "starting": true, "idle": true, "syncing": true,
-	"error": true, "config_error": true, "needs_authorization": true,
+	StateDisabled: true, StateStarting: true, StateIdle: true, StateSyncing: true,
+	StateError: true, StateConfigError: true, StateNeedsAuthorization: true,
 }
