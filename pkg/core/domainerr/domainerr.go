@@ -6,6 +6,7 @@ package domainerr
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Code is a stable, documented error code (see docs/errors.md).
@@ -100,6 +101,13 @@ func Retryable(code Code, format string, args ...any) *Error {
 func (e *Error) WithDetails(details map[string]any) *Error {
 	e.Details = details
 	return e
+}
+
+// HasCode reports whether err's chain holds a domain error with one of
+// codes.
+func HasCode(err error, codes ...Code) bool {
+	de, ok := As(err)
+	return ok && slices.Contains(codes, de.Code)
 }
 
 // As extracts a domain error from err's chain.

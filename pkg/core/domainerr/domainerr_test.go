@@ -1,6 +1,8 @@
 package domainerr
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -16,5 +18,14 @@ func TestEveryCodeIsDocumented(t *testing.T) {
 		if !strings.Contains(string(doc), "| `"+string(c)+"` |") {
 			t.Errorf("code %s has no row in docs/errors.md", c)
 		}
+	}
+}
+
+// TestHasCode: a domain error anywhere in the chain with one of the codes.
+func TestHasCode(t *testing.T) {
+	err := fmt.Errorf("read note: %w", New(NotFound, "no note"))
+	if !HasCode(err, NotFound) || !HasCode(err, InvalidArgument, NotFound) || HasCode(err, InvalidArgument) ||
+		HasCode(errors.New("plain"), NotFound) || HasCode(nil, NotFound) {
+		t.Error("HasCode")
 	}
 }

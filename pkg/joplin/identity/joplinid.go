@@ -165,7 +165,7 @@ func (g *Guard) verify(ctx context.Context) error {
 	found := -1
 	for i, a := range rec.Anchors {
 		err := g.c.Get(ctx, "/"+a.Kind+"/"+a.ID, url.Values{"fields": {"id"}}, nil)
-		if isNotFound(err) {
+		if domainerr.HasCode(err, domainerr.NotFound) {
 			continue
 		}
 		if err != nil {
@@ -261,11 +261,6 @@ func changed(url string, rec Record) *domainerr.Error {
 			"If the settings changed by mistake, fix NOTEBRIDGE_JOPLIN_URL and COMPOSE_PROFILES in .env; to serve this Joplin from now on, run `%s` "+
 			"(docker compose exec bridge %s)", url, rec.Endpoint, rec.RecordedAt.Format("2006-01-02"), ForgetCommand, ForgetCommand).
 		WithDetails(map[string]any{"accept_with": ForgetCommand})
-}
-
-func isNotFound(err error) bool {
-	de, ok := domainerr.As(err)
-	return ok && de.Code == domainerr.NotFound
 }
 
 // Load reads an identity file.

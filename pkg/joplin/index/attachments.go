@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 
+	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
 	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
 )
@@ -48,7 +49,7 @@ type lookupFunc func(ctx context.Context, id string) (r ocrRow, ok bool, err err
 func (x *Indexer) fetchOCR(ctx context.Context, id string) (ocrRow, bool, error) {
 	var r ocrRow
 	err := x.c.Get(ctx, "/resources/"+id, url.Values{"fields": {ocrFields}}, &r)
-	if isNotFound(err) {
+	if domainerr.HasCode(err, domainerr.NotFound) {
 		return ocrRow{}, false, nil
 	}
 	return r, err == nil, err

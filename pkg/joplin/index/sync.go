@@ -53,11 +53,6 @@ func isJoplinDown(err error) bool {
 	return ok && de.Code == domainerr.JoplinUnavailable
 }
 
-func isNotFound(err error) bool {
-	de, ok := domainerr.As(err)
-	return ok && de.Code == domainerr.NotFound
-}
-
 // build reads every notebook, tag, tag link and note from Joplin into an
 // emptied index, page by page, then saves the cursor taken before the
 // first read: changes made during the build are applied after it. It
@@ -256,7 +251,7 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 	for _, id := range ids {
 		var n joplin.Note
 		err := x.c.Get(ctx, "/notes/"+id, url.Values{"fields": {noteFields}}, &n)
-		if isNotFound(err) || (err == nil && n.IsConflict != 0) {
+		if domainerr.HasCode(err, domainerr.NotFound) || (err == nil && n.IsConflict != 0) {
 			gone = append(gone, id)
 			continue
 		}
@@ -264,7 +259,7 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 			return err
 		}
 		tags, err := joplin.ListAll[idTitle](ctx, x.c, "/notes/"+id+"/tags", url.Values{"fields": {"id"}}, x.cfg.MaxNotes)
-		if err != nil && !isNotFound(err) {
+		if err != nil && !domainerr.HasCode(err, domainerr.NotFound) {
 			return err
 		}
 		tagIDs := make([]string, 0, len(tags))

@@ -103,7 +103,7 @@ func (c *call) keepRevision(it json.RawMessage) (json.RawMessage, bool, error) {
 	if !ok {
 		var err error
 		nb, err = c.noteParent(r.ItemID)
-		if isMissing(err) {
+		if domainerr.HasCode(err, domainerr.NotFound) {
 			nb, err = "", nil
 		}
 		if err != nil {
@@ -115,12 +115,6 @@ func (c *call) keepRevision(it json.RawMessage) (json.RawMessage, bool, error) {
 		c.notebookOf[r.ItemID] = nb
 	}
 	return it, nb != "" && c.inRead(nb), nil
-}
-
-// isMissing reports whether err is Joplin's NOT_FOUND.
-func isMissing(err error) bool {
-	de, ok := domainerr.As(err)
-	return ok && de.Code == domainerr.NotFound
 }
 
 // keepFolder keeps a readable notebook; one whose parent the caller may
