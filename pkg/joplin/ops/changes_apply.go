@@ -61,9 +61,18 @@ func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) 
 	}
 	defer unlock()
 	request := requestDigest(in.Changes)
-	if rec, ok, err := st.Load(in.PlanDigest); err != nil {
+	rec, ok, err := st.Load(in.PlanDigest)
+	if err != nil {
 		return applyOut{}, err
-	} else if ok && rec.Kind == receipts.KindApply {
+	}
+	if ok && rec.Kind == receipts.KindApply {
+		// A caller limited to some notebooks replays only what it may see,
+		// as edit_note and undo do: another's receipt reads as missing.
+		if ok, err = o.receiptVisible(ctx, rec); err != nil {
+			return applyOut{}, err
+		}
+	}
+	if ok && rec.Kind == receipts.KindApply {
 		if rec.Request != request {
 			return applyOut{}, domainerr.New(domainerr.ReceiptConflict,
 				"plan_digest names a receipt made by other changes; nothing was written; preview these changes and apply with their digest").
@@ -87,7 +96,7 @@ func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) 
 	if p.Digest != in.PlanDigest {
 		return applyOut{}, o.mismatch(p, in.PlanDigest)
 	}
-	rec, err := o.writePlan(ctx, st, p, p.Digest, request)
+	rec, err = o.writePlan(ctx, st, p, p.Digest, request)
 	if err != nil {
 		return applyOut{}, err
 	}

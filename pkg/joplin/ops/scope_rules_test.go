@@ -225,3 +225,20 @@ func TestScopedRevisions(t *testing.T) {
 		t.Fatalf("revisions of an outside note: %v", derr)
 	}
 }
+
+// TestScopedApplyDoesNotReplayAnInvisibleReceipt: a limited caller that
+// sends the changes and digest of an apply the owner made to an outside
+// note gets the answer it gets for a digest no receipt holds, never the
+// owner's receipt replayed.
+func TestScopedApplyDoesNotReplayAnInvisibleReceipt(t *testing.T) {
+	h := newScopedHarness(t)
+	w := seedWorld(t, h)
+	changes := []map[string]any{{"note": w.ids["$out"], "op": "append", "text": "more secretbody"}}
+	for _, who := range h.callers(t, scopeOfWorld) {
+		_, replayed := who.call("apply_note_changes", map[string]any{"changes": changes, "plan_digest": w.ids["$outReceipt"]})
+		_, missing := who.call("apply_note_changes", map[string]any{"changes": changes, "plan_digest": strings.Repeat("a", 64)})
+		if replayed == nil || missing == nil || replayed.Code != missing.Code || replayed.Message != missing.Message {
+			t.Errorf("%s: the owner's receipt: %v; no receipt: %v", who.name, replayed, missing)
+		}
+	}
+}
