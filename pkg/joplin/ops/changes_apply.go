@@ -349,7 +349,7 @@ func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 	for _, n := range target.Notes {
 		cur, state, err := o.readState(ctx, n.ID, n.After.Tags != nil)
 		switch {
-		case isCode(err, domainerr.NotFound):
+		case domainerr.HasCode(err, domainerr.NotFound):
 			conflicts = append(conflicts, map[string]string{"id": n.ID, "reason": "deleted"})
 		case err != nil:
 			return undoOut{}, err
@@ -416,7 +416,7 @@ func (o *Ops) receiptVisible(ctx context.Context, r *receipts.Receipt) (bool, er
 	}
 	for _, n := range r.Notes {
 		err := o.c.Get(ctx, "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil)
-		if !isCode(err, domainerr.NotFound) {
+		if !domainerr.HasCode(err, domainerr.NotFound) {
 			if err != nil {
 				return false, err
 			}

@@ -109,7 +109,7 @@ func (o *Ops) buildPlan(ctx context.Context, cs []change) (*plan, error) {
 			withTags = withTags || cs[i].Op == opTag || cs[i].Op == opUntag
 		}
 		n, st, err := o.readState(ctx, id, withTags)
-		if isCode(err, domainerr.NotFound) {
+		if domainerr.HasCode(err, domainerr.NotFound) {
 			p.Problems = append(p.Problems, fmt.Sprintf("note %s: not found", id))
 			continue
 		}
@@ -222,7 +222,7 @@ func (o *Ops) checkTarget(ctx context.Context, kind, id string, seen map[string]
 		}
 	}
 	switch {
-	case isCode(err, domainerr.NotFound):
+	case domainerr.HasCode(err, domainerr.NotFound):
 		msg = kind + " " + id + " does not exist"
 	case err != nil:
 		return "", err

@@ -27,7 +27,7 @@ func confirmCreate[T any](ctx context.Context, err error, id string, load func(c
 	switch {
 	case lerr == nil && asWritten(got):
 		return got, nil
-	case isCode(lerr, domainerr.NotFound):
+	case domainerr.HasCode(lerr, domainerr.NotFound):
 		return zero, ae.NotApplied()
 	case lerr == nil:
 		return zero, domainerr.New(domainerr.WriteOutcomeUnknown,

@@ -89,7 +89,7 @@ func (o *Ops) relations(ctx context.Context, n joplin.Note, include []string) (R
 			switch {
 			case err == nil:
 				r.Links = append(r.Links, noteRef(target))
-			case isCode(err, domainerr.NotFound):
+			case domainerr.HasCode(err, domainerr.NotFound):
 				// A dangling link, or a link to a notebook or tag: not a note.
 			default:
 				return r, err
@@ -107,12 +107,6 @@ func (o *Ops) relations(ctx context.Context, n joplin.Note, include []string) (R
 		r.Backlinks = back
 	}
 	return r, nil
-}
-
-// isCode reports whether err carries the domain error code.
-func isCode(err error, code domainerr.Code) bool {
-	de, ok := domainerr.As(err)
-	return ok && de.Code == code
 }
 
 func nonNil[T any](s []T) []T {

@@ -91,7 +91,7 @@ func (o *Ops) resourceMatches(ctx context.Context, title string, size int64, sel
 		}
 		data, err := o.content(ctx, r)
 		switch {
-		case isCode(err, domainerr.NotFound):
+		case domainerr.HasCode(err, domainerr.NotFound):
 			continue // deleted meanwhile
 		case err != nil:
 			return nil, err

@@ -162,7 +162,7 @@ func (o *Ops) revisionState(ctx context.Context, noteID, revID string) (revision
 			return revision.Revision{}, revision.State{}, domainerr.New(domainerr.InvalidArgument, "revision %s is built on more than %d revisions", revID, maxRevisionChain)
 		}
 		r, err := load(p)
-		if isCode(err, domainerr.NotFound) {
+		if domainerr.HasCode(err, domainerr.NotFound) {
 			break // Joplin's merge skips a parent it cannot find
 		}
 		if err != nil {
