@@ -154,6 +154,11 @@ func TestFiltersApplyToTheSemanticLeg(t *testing.T) {
 		if titles, _ := meaningFind(t, x, "office colleague notebook:work", mode, searchindex.Options{}); !slices.Equal(titles, []string{"Project Apollo"}) {
 			t.Errorf("%s: notebook:work %q", mode, titles)
 		}
+		// A note is in one notebook: two notebook: filters mean either,
+		// as in a keyword search.
+		if titles, _ := meaningFind(t, x, "office colleague notebook:work notebook:home", mode, searchindex.Options{}); !slices.Contains(titles, "Project Apollo") {
+			t.Errorf("%s: notebook:work notebook:home %q", mode, titles)
+		}
 		if titles, _ := meaningFind(t, x, "kitchen -oven", mode, searchindex.Options{}); slices.Contains(titles, "Kitchen shopping list") {
 			t.Errorf("%s: an excluded word's note came back: %q", mode, titles)
 		}

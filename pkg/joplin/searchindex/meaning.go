@@ -32,10 +32,7 @@ func (ix *Index) Scope(ctx context.Context, q Query, opts Options) (func(rid int
 			conds, args = append(conds, `n.rid NOT IN (SELECT rowid FROM fts WHERE fts MATCH ?)`), append(args, matchExpr(t))
 		}
 	}
-	for _, f := range q.Filters {
-		c, a := filterSQL(f)
-		conds, args = append(conds, c), append(args, a...)
-	}
+	conds, args = filterConds(q, conds, args)
 	if len(conds) == 0 && !opts.OnlyNotebooks {
 		if opts.IncludeTrashed {
 			return nil, nil

@@ -110,20 +110,7 @@ func build(q Query, opts Options) (string, []any) {
 		conds = append(conds, c)
 		args = append(args, matchExpr(t))
 	}
-	var notebooks []string
-	var nbArgs []any
-	for _, f := range q.Filters {
-		c, a := filterSQL(f)
-		if f.Name == "notebook" && !f.Negate && !q.Any {
-			notebooks, nbArgs = append(notebooks, c), append(nbArgs, a...)
-			continue
-		}
-		conds, args = append(conds, c), append(args, a...)
-	}
-	if len(notebooks) > 0 {
-		// A note is in one notebook: notebook: filters are joined by OR.
-		conds, args = append(conds, "("+strings.Join(notebooks, " OR ")+")"), append(args, nbArgs...)
-	}
+	conds, args = filterConds(q, conds, args)
 	join := " AND "
 	if q.Any {
 		join = " OR "
@@ -169,6 +156,27 @@ func build(q Query, opts Options) (string, []any) {
 	b.WriteString(` LIMIT ? OFFSET ?`)
 	all = append(all, opts.Limit+1, opts.Offset)
 	return b.String(), all
+}
+
+// filterConds appends the conditions of q's filters to conds and args:
+// one per filter, but a note is in one notebook, so positive notebook:
+// filters are joined by OR into one (unless any:1 joins everything by OR).
+// The keyword search and the scope of a search by meaning share it.
+func filterConds(q Query, conds []string, args []any) ([]string, []any) {
+	var notebooks []string
+	var nbArgs []any
+	for _, f := range q.Filters {
+		c, a := filterSQL(f)
+		if f.Name == "notebook" && !f.Negate && !q.Any {
+			notebooks, nbArgs = append(notebooks, c), append(nbArgs, a...)
+			continue
+		}
+		conds, args = append(conds, c), append(args, a...)
+	}
+	if len(notebooks) > 0 {
+		conds, args = append(conds, "("+strings.Join(notebooks, " OR ")+")"), append(args, nbArgs...)
+	}
+	return conds, args
 }
 
 // inNotebooks is the condition "the note is in one of notebooks", with
