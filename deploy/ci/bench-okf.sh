@@ -6,5 +6,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 count="${1:-3}"
 echo "# $(date -u +%FT%TZ) $(go version) $(nproc) CPUs"
-go test ./pkg/okf/ops -run '^$' -count "$count" -timeout 60m \
+go test ./pkg/okf/okfops -run '^$' -count "$count" -timeout 60m \
   -bench 'ListConcepts|ValidateBundle|ColdDisk|Revision|WriteConcept|ConceptPatch|Migration' -benchtime 10x

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 // maxCoreModelBytes is the budget of the core profile's catalog as clients

@@ -8,10 +8,10 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
-	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/okf/okfops"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 // initializeInstructions answers an MCP initialize on a server built for

@@ -11,7 +11,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 // TestNoOperationRunsWithoutAPrincipal: every operation of the real

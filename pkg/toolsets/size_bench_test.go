@@ -8,9 +8,9 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 // sizeGoals are the issue #14 budgets for the tools/list result, in compact

@@ -8,13 +8,13 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
-	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
+	"github.com/notebridge/notebridge/pkg/okf/okfops"
 )
 
 // Toolsets lists the known toolsets, in catalog order.

@@ -15,9 +15,9 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/schema"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

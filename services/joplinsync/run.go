@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/batch"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinbatch"
 )
 
 // startTimeout bounds Joplin's start-up until its first prompt, and the

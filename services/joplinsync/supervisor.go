@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/batch"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinbatch"
 )
 
 // decryptCommand decrypts what a sync brought; --force makes a master key

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/joplin/batch"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinbatch"
 )
 
 // fakeJoplin answers batch commands from a script and records them.

@@ -15,16 +15,16 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/embed"
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
-	joplinindex "github.com/notebridge/notebridge/pkg/joplin/index"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
-	okfops "github.com/notebridge/notebridge/pkg/okf/ops"
+	"github.com/notebridge/notebridge/pkg/okf/okfops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 // app is the assembled core: Joplin client, registry and executor. Building

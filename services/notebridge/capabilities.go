@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 type capabilities struct {

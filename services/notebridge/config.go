@@ -12,11 +12,11 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
 	"github.com/notebridge/notebridge/pkg/transport/httpfront"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 // config holds every setting. Each flag --x-y also reads NOTEBRIDGE_X_Y;

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 	"github.com/notebridge/notebridge/pkg/testkit/filelocktest"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"

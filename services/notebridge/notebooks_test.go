@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 

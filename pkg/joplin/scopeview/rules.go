@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin"
 )
 
 // call is one request of a limited caller, with its scope resolved.

@@ -2,7 +2,7 @@
 // an SQLite database (modernc.org/sqlite, pure Go) with an FTS5 table over
 // note titles and bodies, plus the notebooks, tags and tag links that the
 // notebook: and tag: filters need. It knows nothing of Joplin's API: the
-// caller feeds it (see pkg/joplin/index).
+// caller feeds it (see pkg/joplin/joplinindex).
 package searchindex
 
 import (

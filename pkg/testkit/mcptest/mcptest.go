@@ -23,7 +23,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/principal"
-	mcpadapter "github.com/notebridge/notebridge/pkg/transport/mcp"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
 // CallFunc calls one tool and returns its structured result or domain error.

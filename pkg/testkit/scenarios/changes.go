@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin"
 )
 
 // ChangeScenarios covers preview_note_changes, apply_note_changes and

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin"
 )
 
 // NoteScenarios covers listing, relations, update, trash and restore of

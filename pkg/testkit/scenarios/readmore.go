@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
+	"github.com/notebridge/notebridge/pkg/joplin"
 )
 
 // ReadMoreScenarios covers issue 27: OCR text of attachments, long notes

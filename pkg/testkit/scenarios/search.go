@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 )
 
 type searchHit struct {

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
-	joplin "github.com/notebridge/notebridge/pkg/joplin/client"
-	joplinops "github.com/notebridge/notebridge/pkg/joplin/ops"
+	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 	"github.com/notebridge/notebridge/pkg/toolsets"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
