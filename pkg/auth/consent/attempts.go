@@ -2,8 +2,6 @@ package consent
 
 import (
 	"net/http"
-	"runtime"
-	"strconv"
 	"sync"
 	"time"
 
@@ -153,45 +151,28 @@ func (a *attempts) evictOne() bool {
 	return true
 }
 
-// checkPassphrase runs the argon2id check of a posted approval. The
-// attempt is reserved first: an address with no failure left, or one the
-// full address table cannot hold, gets 429 and no check. Then a slot of
-// the global gate is awaited; none in time gives 429 with Retry-After,
-// the form again and the reservation back. key is the client's
-// oauthserver.ClientKey.
-func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, key string) oauthserver.Decision {
-	switch p.attempts.reserve(key) {
-	case spent:
-		p.lockedOut(w)
-		return oauthserver.Pending
-	case tableIsFull:
-		w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.Lockout/time.Second)))
-		p.message(w, http.StatusTooManyRequests, "Too many addresses have tried passphrases recently. Try again later.")
-		return oauthserver.Pending
+// checkPassphrase runs the Checker on a posted approval from addr: a
+// wrong passphrase or a busy gate shows the form again, a spent or
+// crowded address gets 429 and no form.
+func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, addr string) oauthserver.Decision {
+	switch v := p.Check(r.Context(), addr, r.PostForm.Get("passphrase")); v {
+	case Right:
+		return oauthserver.Approved
+	case Wrong:
+		p.form(w, r, req, http.StatusUnauthorized, v.Message())
+	case Busy:
+		w.Header().Set("Retry-After", p.RetryAfter(v))
+		p.form(w, r, req, http.StatusTooManyRequests, v.Message())
+	default:
+		p.refuse(w, v)
 	}
-	if err := p.gate.Enter(r.Context()); err != nil {
-		p.attempts.settle(key, checkNotRun)
-		w.Header().Set("Retry-After", strconv.Itoa(p.gate.RetryAfter()))
-		p.form(w, r, req, http.StatusTooManyRequests, "Many passphrases are being checked right now. Wait a moment, then try again.")
-		return oauthserver.Pending
-	}
-	ok := p.matches(r.PostForm.Get("passphrase"))
-	// The check leaves 19 MiB of garbage; collecting it before the slot
-	// is free lets the next check reuse those pages, so the process peaks
-	// near MaxChecks checks instead of growing to its memory limit.
-	runtime.GC()
-	p.gate.Leave()
-	if !ok {
-		p.attempts.settle(key, checkWrong)
-		p.form(w, r, req, http.StatusUnauthorized, "Wrong passphrase.")
-		return oauthserver.Pending
-	}
-	p.attempts.settle(key, checkRight)
-	return oauthserver.Approved
+	return oauthserver.Pending
 }
 
-// lockedOut answers an address that has used up its failures.
-func (p *Page) lockedOut(w http.ResponseWriter) {
-	w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.Lockout/time.Second)))
-	p.message(w, http.StatusTooManyRequests, "Too many wrong passphrases from your address. Try again later.")
+// refuse answers 429 with v's message and Retry-After, and no form.
+func (p *Page) refuse(w http.ResponseWriter, v Verdict) {
+	if ra := p.RetryAfter(v); ra != "" {
+		w.Header().Set("Retry-After", ra)
+	}
+	p.message(w, http.StatusTooManyRequests, v.Message())
 }

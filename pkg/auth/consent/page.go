@@ -61,18 +61,18 @@ type Config struct {
 	// owner which to share (notebooks.go). Unset, a grant covers every
 	// notebook.
 	Notebooks Tree
+	// Checker, when set, checks the passphrase (shared with the owner's
+	// console, so both count one lockout); unset, New builds one from the
+	// fields above.
+	Checker *Checker
 }
 
 // Page implements oauthserver.Consent.
 type Page struct {
-	cfg      Config
-	key      []byte
-	lim      *oauthserver.AddrLimiter
-	attempts *attempts
-	nonces   *nonces
-	gate     *oauthserver.Gate
-	// matches checks a passphrase (the hash's Matches; tests count).
-	matches func(string) bool
+	*Checker
+	cfg    Config
+	key    []byte
+	nonces *nonces
 }
 
 // cookieName holds the CSRF nonce; __Host- pins it to this origin, https
@@ -81,38 +81,26 @@ const cookieName = "__Host-notebridge-consent"
 
 // New builds the page.
 func New(cfg Config) (*Page, error) {
-	if len(cfg.Hash.key) == 0 {
+	if len(cfg.Hash.key) == 0 && cfg.Checker == nil {
 		return nil, errors.New("oauth consent: the owner passphrase hash is required")
 	}
-	if cfg.Rate == "" {
-		cfg.Rate = "30-M"
-	}
-	lim, err := oauthserver.NewAddrLimiter(cfg.Rate, 0)
-	if err != nil {
-		return nil, err
-	}
-	if cfg.MaxFailures <= 0 {
-		cfg.MaxFailures = 5
-	}
-	if cfg.Lockout <= 0 {
-		cfg.Lockout = 15 * time.Minute
+	checker := cfg.Checker
+	if checker == nil {
+		var err error
+		if checker, err = NewChecker(cfg); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	cfg.MaxChecks = cmp.Or(cfg.MaxChecks, 2)
-	cfg.CheckWait = cmp.Or(cfg.CheckWait, 2*time.Second)
 	cfg.NonceTTL = cmp.Or(cfg.NonceTTL, 10*time.Minute)
 	cfg.MaxNonces = cmp.Or(cfg.MaxNonces, 16384)
 	cfg.MaxNoncesPerKey = cmp.Or(cfg.MaxNoncesPerKey, 4)
-	cfg.MaxAddresses = cmp.Or(cfg.MaxAddresses, 10000)
 	key := make([]byte, 32)
 	_, _ = rand.Read(key)
-	return &Page{cfg: cfg, key: key, lim: lim,
-		attempts: newAttempts(cfg.MaxFailures, cfg.Lockout, cfg.MaxAddresses, cfg.Now),
-		nonces:   newNonces(cfg.NonceTTL, cfg.MaxNonces, cfg.MaxNoncesPerKey, cfg.Now),
-		gate:     oauthserver.NewGate(cfg.MaxChecks, cfg.CheckWait),
-		matches:  cfg.Hash.Matches}, nil
+	return &Page{Checker: checker, cfg: cfg, key: key,
+		nonces: newNonces(cfg.NonceTTL, cfg.MaxNonces, cfg.MaxNoncesPerKey, cfg.Now)}, nil
 }
 
 // Decide implements oauthserver.Consent: GET shows the page; POST checks the
@@ -121,13 +109,8 @@ func New(cfg Config) (*Page, error) {
 func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest) oauthserver.Decision {
 	headers(w, req.RedirectURI)
 	addr := oauthserver.ClientAddr(r)
-	key := oauthserver.ClientKey(addr)
-	if !p.lim.Allow(r.Context(), addr) {
-		p.message(w, http.StatusTooManyRequests, "Too many requests from your address. Wait a minute and reload the page.")
-		return oauthserver.Pending
-	}
-	if p.attempts.locked(key) {
-		p.lockedOut(w)
+	if v := p.Admit(r.Context(), addr); v != Admitted {
+		p.refuse(w, v)
 		return oauthserver.Pending
 	}
 	if r.Method != http.MethodPost {
@@ -161,7 +144,7 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 	if decision == "deny" {
 		return oauthserver.Denied
 	}
-	d := p.checkPassphrase(w, r, req, key)
+	d := p.checkPassphrase(w, r, req, addr)
 	if d != oauthserver.Approved {
 		return d
 	}
