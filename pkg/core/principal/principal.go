@@ -21,6 +21,7 @@ const (
 	MCPToken          // the static bearer token of MCP over HTTP
 	ActionsToken      // the static bearer token of GPT Actions
 	OAuthGrant        // an access token of notebridge's authorization server
+	ConsoleOwner      // the owner signed in to the console (/owner/) with the passphrase
 )
 
 // Principal is one authenticated caller. Build it with Stdio, StaticMCP,
@@ -36,6 +37,10 @@ type Principal struct {
 
 // Stdio is the owner talking to notebridge over stdio.
 func Stdio() Principal { return Principal{kind: StdioOwner, notebooks: notebookscope.Everything()} }
+
+// Console is the owner acting from the console: every notebook, no scope
+// limit, like the owner on stdio.
+func Console() Principal { return Principal{kind: ConsoleOwner, notebooks: notebookscope.Everything()} }
 
 // StaticMCP is a caller that presented the static MCP bearer token.
 func StaticMCP() Principal { return Principal{kind: MCPToken, notebooks: notebookscope.Everything()} }

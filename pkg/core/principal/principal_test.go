@@ -23,7 +23,7 @@ func TestZeroPrincipalIsNobody(t *testing.T) {
 
 func TestOnlyOAuthGrantsAreLimited(t *testing.T) {
 	grant := OAuth("g", scope.NewSet(scope.NotesRead), notebookscope.New(notebookscope.Only("Work"), notebookscope.Only("Work/Inbox")))
-	for _, p := range []Principal{Stdio(), StaticMCP(), StaticActions(), grant} {
+	for _, p := range []Principal{Stdio(), StaticMCP(), StaticActions(), Console(), grant} {
 		if !p.Known() || p.Limited() != (p.Kind() == OAuthGrant) {
 			t.Errorf("kind %d: known %v limited %v", p.Kind(), p.Known(), p.Limited())
 		}
