@@ -77,6 +77,9 @@ type config struct {
 	OwnerPassphraseFile string
 	TrustedProxies      string
 	InternalHosts       string
+
+	Console            string
+	ConsoleIdleTimeout time.Duration
 }
 
 func defaultStateDir() string {

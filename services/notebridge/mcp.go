@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
@@ -87,10 +88,20 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 	}
 	token = token.DistinctFrom(mcpCred, a.log, c.credentials(mcpCred)...)
 	origins := strings.Split(c.AllowedOrigins, ",")
+	withConsole, err := c.consoleOn()
+	if err != nil {
+		return listener{}, err
+	}
+	var checker *consent.Checker
+	if c.OAuth || withConsole {
+		if checker, err = ownerChecker(c, stderr); err != nil {
+			return listener{}, err
+		}
+	}
 	var oc *mcpadapter.OAuthConfig
 	if c.OAuth {
 		var origin string
-		if oc, origin, err = oauthConfig(c, a, stderr); err != nil {
+		if oc, origin, err = oauthConfig(c, a, checker); err != nil {
 			return listener{}, err
 		}
 		origins = append(origins, origin) // the consent form posts from it
@@ -119,12 +130,18 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 	if err != nil {
 		return listener{}, err
 	}
+	var served http.Handler = h
+	if withConsole {
+		if served, err = consoleBeside(c, a, checker, h); err != nil {
+			return listener{}, err
+		}
+	}
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return listener{}, fmt.Errorf("listen for MCP: %w", err)
 	}
 	a.log.Info("serving MCP Streamable HTTP", "addr", ln.Addr().String(), "path", mcpadapter.Path)
-	return listener{name: "mcp", ln: ln, srv: httpfront.NewServer(c.Listen, h, c.timeouts())}, nil
+	return listener{name: "mcp", ln: ln, srv: httpfront.NewServer(c.Listen, served, c.timeouts())}, nil
 }
 
 // serveAll serves every listener until ctx ends or one fails, then shuts

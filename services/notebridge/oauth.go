@@ -36,6 +36,7 @@ func bindOAuthFlags(fs *flag.FlagSet, c *config) {
 		"X-Forwarded-For and X-Forwarded-Host the OAuth endpoints believe (rate limits, lockout, host check)")
 	fs.StringVar(&c.InternalHosts, "internal-hosts", "", "comma-separated host:port names a reverse proxy sends as Host when it dials this "+
 		"listener (e.g. bridge:8765); the OAuth endpoints answer only these, the public origin's host and loopback")
+	bindConsoleFlags(fs, c)
 }
 
 // oauthOrigin is the public origin of the MCP endpoint, by the rule of the
@@ -60,29 +61,15 @@ func oauthOrigin(c *config) (string, error) {
 	return o, nil
 }
 
-// oauthConfig builds the authorization server, its consent page and the
-// resource server for /mcp.
-func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, string, error) {
+// oauthConfig builds the authorization server, its consent page (with
+// the owner passphrase checker the console shares) and the resource
+// server for /mcp.
+func oauthConfig(c *config, a *app, checker *consent.Checker) (*mcpadapter.OAuthConfig, string, error) {
 	origin, err := oauthOrigin(c)
 	if err != nil {
 		return nil, "", err
 	}
-	hashPath, err := ensurePassphrase(c.OwnerPassphraseFile, c.StateDir, stderr)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := bearer.CheckPrivateFile(hashPath); err != nil {
-		return nil, "", fmt.Errorf("owner passphrase hash %s: %w", hashPath, err)
-	}
-	raw, err := os.ReadFile(hashPath)
-	if err != nil {
-		return nil, "", fmt.Errorf("read the owner passphrase hash: %w", errors.Unwrap(err))
-	}
-	hash, err := consent.ParseHash(string(raw))
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", hashPath, err)
-	}
-	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree})
+	page, err := consent.New(consent.Config{Checker: checker, Notebooks: a.view.Tree})
 	if err != nil {
 		return nil, "", err
 	}
@@ -107,6 +94,28 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 	routes[resourceserver.WellKnownPrefix] = as.Front(rs.MetadataHandler())
 	a.log.Info("OAuth 2.1 is on", "resource", resource, "metadata", rs.MetadataURL())
 	return &mcpadapter.OAuthConfig{Resource: rs, Routes: routes}, origin, nil
+}
+
+// ownerChecker reads the owner passphrase hash (generating the passphrase
+// when missing) and builds the checker the consent page and the console
+// share: one rate limit and one lockout for both.
+func ownerChecker(c *config, stderr io.Writer) (*consent.Checker, error) {
+	hashPath, err := ensurePassphrase(c.OwnerPassphraseFile, c.StateDir, stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := bearer.CheckPrivateFile(hashPath); err != nil {
+		return nil, fmt.Errorf("owner passphrase hash %s: %w", hashPath, err)
+	}
+	raw, err := os.ReadFile(hashPath)
+	if err != nil {
+		return nil, fmt.Errorf("read the owner passphrase hash: %w", errors.Unwrap(err))
+	}
+	hash, err := consent.ParseHash(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", hashPath, err)
+	}
+	return consent.NewChecker(consent.Config{Hash: hash})
 }
 
 // ensurePassphrase returns the hash file to use: path when set, else the

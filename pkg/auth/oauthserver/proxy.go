@@ -204,14 +204,30 @@ func (hs hostSet) allows(host string, fromLoopback bool) bool {
 // (ClientAddr); a request whose client cannot be read from a trusted
 // proxy's X-Forwarded-For is refused with 400.
 func (s *Server) Front(h http.Handler) http.Handler {
+	return front(s.hosts, s.cfg.TrustedProxies, h)
+}
+
+// NewFront is the server's Front for pages served beside it on the same
+// public origin (the owner's console), also when OAuth is off: the same
+// host check and client address, for issuer's host, the internal hosts a
+// proxy dials, and loopback.
+func NewFront(issuer string, proxies TrustedProxies, internalHosts []string) func(http.Handler) http.Handler {
+	if len(proxies.prefixes) == 0 {
+		proxies = defaultTrusted
+	}
+	hosts := newHostSet(issuer, internalHosts)
+	return func(h http.Handler) http.Handler { return front(hosts, proxies, h) }
+}
+
+func front(hosts hostSet, proxies TrustedProxies, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		host, ok := s.cfg.TrustedProxies.requestHost(r)
+		host, ok := proxies.requestHost(r)
 		p, _ := peer(r)
-		if !ok || !s.hosts.allows(host, p.IsValid() && p.IsLoopback()) {
+		if !ok || !hosts.allows(host, p.IsValid() && p.IsLoopback()) {
 			writeJSONError(w, http.StatusMisdirectedRequest, "invalid_request", "this server does not answer for that host")
 			return
 		}
-		addr, ok := s.cfg.TrustedProxies.ClientAddr(r)
+		addr, ok := proxies.ClientAddr(r)
 		if !ok {
 			writeJSONError(w, http.StatusBadRequest, "invalid_request", "X-Forwarded-For holds an entry that is not an IP address")
 			return
