@@ -9,9 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
@@ -191,33 +189,12 @@ func ensureTokenFile(path, stateDir, name string, stderr io.Writer) (string, err
 	return path, nil
 }
 
-// checkJoplinTokenFile reports, at start, a Joplin token file that would
-// make every Joplin call fail (unset, missing, unreadable, empty) or that
-// others can read (the check the bearer files get). The error names the
-// path, never the contents.
-func checkJoplinTokenFile(path string) error {
-	if path == "" {
-		return errors.New("no Joplin token file is configured (--joplin-token-file); Joplin calls will fail with JOPLIN_AUTH_FAILED")
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("the Joplin token file %s cannot be read (%v); Joplin calls will fail with JOPLIN_AUTH_FAILED", path, errors.Unwrap(err))
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return fmt.Errorf("the Joplin token file %s is empty; Joplin calls will fail with JOPLIN_AUTH_FAILED", path)
-	}
-	if err := bearer.CheckPrivateFile(path); err != nil {
-		return fmt.Errorf("the Joplin token file %s: %w", path, err)
-	}
-	return nil
-}
-
 // reportJoplin logs the Joplin settings an operator gets wrong: the token
-// file (see checkJoplinTokenFile) and, when probe is set, whether Joplin
+// file (see joplin.CheckTokenFile) and, when probe is set, whether Joplin
 // answers at its URL. The probe runs in the background (it may wait up to
 // --joplin-wait) and /ping carries no token.
 func (a *app) reportJoplin(ctx context.Context, tokenFile string, probe bool) {
-	if err := checkJoplinTokenFile(tokenFile); err != nil {
+	if err := joplin.CheckTokenFile(tokenFile); err != nil {
 		a.log.Warn(err.Error(), "path", tokenFile)
 	}
 	if !probe {

@@ -167,8 +167,6 @@ func (o *Ops) mismatch(p *plan, digest string) error {
 // note written before a crash but not yet marked is recognised by its
 // result and never written again.
 func (o *Ops) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.Receipt, resume bool) error {
-	var written []string
-	// One index update for every note written, also when a later one fails.
 	for _, n := range rec.Notes {
 		if rec.Written[n.ID] {
 			continue
@@ -205,7 +203,6 @@ func (o *Ops) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.
 		if err != nil {
 			return o.partial(rec, n.ID, err)
 		}
-		written = append(written, n.ID)
 		if err := st.MarkWritten(rec, n.ID, updated); err != nil {
 			return err
 		}
