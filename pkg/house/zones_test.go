@@ -224,3 +224,25 @@ func importName(f *ast.File, path string) string {
 	}
 	return ""
 }
+
+// TestOnePrincipal: who is calling is principal.Principal everywhere; no
+// other package declares a type of that name (an access token's claims
+// are resourceserver.Claims, turned into the principal by auth/authn).
+func TestOnePrincipal(t *testing.T) {
+	for _, f := range moduleFiles(t, parser.SkipObjectResolution) {
+		if f.test || filepath.ToSlash(f.dir) == "pkg/core/principal" {
+			continue
+		}
+		for _, decl := range f.file.Decls {
+			gen, ok := decl.(*ast.GenDecl)
+			if !ok || gen.Tok != token.TYPE {
+				continue
+			}
+			for _, spec := range gen.Specs {
+				if ts := spec.(*ast.TypeSpec); ts.Name.Name == "Principal" {
+					t.Errorf("%s: declares a second Principal type; use principal.Principal", f.rel)
+				}
+			}
+		}
+	}
+}
