@@ -1,4 +1,4 @@
-package joplinops
+package notechanges
 
 import (
 	"context"
@@ -19,8 +19,8 @@ import (
 // Bounds of a preview: its diffs fit a GPT Actions answer (100,000
 // characters) with room to spare, and a plan's receipt stays bounded.
 const (
-	maxPlanDiffBytes = 60_000
-	maxNoteDiffBytes = 16_000
+	MaxPlanDiffBytes = 60_000
+	MaxNoteDiffBytes = 16_000
 	minNoteDiffBytes = 512
 	maxReceiptBytes  = 32 << 20
 )
@@ -60,8 +60,8 @@ func sameFields(a, b receipts.State) bool {
 }
 
 // noteTags lists the ids of a note's tags, sorted.
-func (o *Ops) noteTags(ctx context.Context, id string) ([]string, error) {
-	tags, err := joplin.ListAll[Tag](ctx, o.c, "/notes/"+id+"/tags", url.Values{"fields": {"id"}}, MaxTags)
+func (w *Workflow) noteTags(ctx context.Context, id string) ([]string, error) {
+	tags, err := joplin.ListAll[tagRef](ctx, w.c, "/notes/"+id+"/tags", url.Values{"fields": {"id"}}, w.maxTags)
 	if err != nil {
 		return nil, err
 	}
@@ -74,14 +74,14 @@ func (o *Ops) noteTags(ctx context.Context, id string) ([]string, error) {
 }
 
 // readState reads a note's current state; tags are read when withTags.
-func (o *Ops) readState(ctx context.Context, id string, withTags bool) (joplin.Note, receipts.State, error) {
-	n, err := o.loadNote(ctx, id, planNoteFields)
+func (w *Workflow) readState(ctx context.Context, id string, withTags bool) (joplin.Note, receipts.State, error) {
+	n, err := w.j.Note(ctx, id, planNoteFields)
 	if err != nil {
 		return joplin.Note{}, receipts.State{}, err
 	}
 	var tags []string
 	if withTags {
-		if tags, err = o.noteTags(ctx, id); err != nil {
+		if tags, err = w.noteTags(ctx, id); err != nil {
 			return joplin.Note{}, receipts.State{}, err
 		}
 	}
@@ -91,7 +91,7 @@ func (o *Ops) readState(ctx context.Context, id string, withTags bool) (joplin.N
 // buildPlan reads every note the changes name and applies the changes in
 // order. A change that cannot apply is a problem of the plan, not an error;
 // errors are Joplin failures.
-func (o *Ops) buildPlan(ctx context.Context, cs []change) (*plan, error) {
+func (w *Workflow) buildPlan(ctx context.Context, cs []change) (*plan, error) {
 	p := &plan{}
 	byNote := map[string][]int{}
 	var order []string
@@ -108,7 +108,7 @@ func (o *Ops) buildPlan(ctx context.Context, cs []change) (*plan, error) {
 		for _, i := range byNote[id] {
 			withTags = withTags || cs[i].Op == opTag || cs[i].Op == opUntag
 		}
-		n, st, err := o.readState(ctx, id, withTags)
+		n, st, err := w.readState(ctx, id, withTags)
 		if domainerr.HasCode(err, domainerr.NotFound) {
 			p.Problems = append(p.Problems, fmt.Sprintf("note %s: not found", id))
 			continue
@@ -123,7 +123,7 @@ func (o *Ops) buildPlan(ctx context.Context, cs []change) (*plan, error) {
 		pn := plannedNote{ID: id, UpdatedTime: n.UpdatedTime, Before: st, After: st}
 		pn.After.Tags = slices.Clone(st.Tags)
 		for _, i := range byNote[id] {
-			if msg, err := o.applyChange(ctx, &pn.After, cs[i], targets); err != nil {
+			if msg, err := w.applyChange(ctx, &pn.After, cs[i], targets); err != nil {
 				return nil, err
 			} else if msg != "" {
 				p.Problems = append(p.Problems, fmt.Sprintf("change %d (note %s): %s", i, id, msg))
@@ -142,7 +142,7 @@ func (o *Ops) buildPlan(ctx context.Context, cs []change) (*plan, error) {
 }
 
 // applyChange applies c to s. It returns why c cannot apply, or "".
-func (o *Ops) applyChange(ctx context.Context, s *receipts.State, c change, targets map[string]string) (string, error) {
+func (w *Workflow) applyChange(ctx context.Context, s *receipts.State, c change, targets map[string]string) (string, error) {
 	str := func(p *string) string {
 		if p == nil {
 			return ""
@@ -153,13 +153,13 @@ func (o *Ops) applyChange(ctx context.Context, s *receipts.State, c change, targ
 	case opTitle:
 		s.Title = *c.Text
 	case opMove:
-		msg, err := o.checkTarget(ctx, "notebook", *c.Target, targets)
+		msg, err := w.checkTarget(ctx, "notebook", *c.Target, targets)
 		if err != nil || msg != "" {
 			return msg, err
 		}
 		s.NotebookID = *c.Target
 	case opTag, opUntag:
-		id, msg, err := o.resolveTag(ctx, *c.Target, c.Op == opTag && c.Create != nil && *c.Create, targets)
+		id, msg, err := w.resolveTag(ctx, *c.Target, c.Op == opTag && c.Create != nil && *c.Create, targets)
 		if err != nil || msg != "" {
 			return msg, err
 		}
@@ -171,13 +171,13 @@ func (o *Ops) applyChange(ctx context.Context, s *receipts.State, c change, targ
 			s.Tags = slices.DeleteFunc(s.Tags, func(t string) bool { return t == id })
 		}
 	case opRestore:
-		_, st, err := o.revisionState(ctx, c.Note, *c.Target)
+		title, body, err := w.j.Revision(ctx, c.Note, *c.Target)
 		if de, ok := domainerr.As(err); ok && (de.Code == domainerr.NotFound || de.Code == domainerr.InvalidArgument) {
 			return de.Message, nil
 		} else if err != nil {
 			return "", err
 		}
-		s.Title, s.Body = st.Title, st.Body
+		s.Title, s.Body = title, body
 	case opTodo:
 		s.IsTodo = true
 	case opUntodo:
@@ -196,7 +196,7 @@ func (o *Ops) applyChange(ctx context.Context, s *receipts.State, c change, targ
 		if err != nil {
 			return err.Error(), nil
 		}
-		if len(body) > MaxBodyChars*4 {
+		if len(body) > w.maxBody*4 {
 			return "the body would exceed the size limit", nil
 		}
 		s.Body = body
@@ -206,7 +206,7 @@ func (o *Ops) applyChange(ctx context.Context, s *receipts.State, c change, targ
 
 // checkTarget checks once per plan that a move's notebook or a tag exists
 // (and a notebook is not trashed).
-func (o *Ops) checkTarget(ctx context.Context, kind, id string, seen map[string]string) (string, error) {
+func (w *Workflow) checkTarget(ctx context.Context, kind, id string, seen map[string]string) (string, error) {
 	key := kind + ":" + id
 	if msg, ok := seen[key]; ok {
 		return msg, nil
@@ -214,10 +214,10 @@ func (o *Ops) checkTarget(ctx context.Context, kind, id string, seen map[string]
 	var err error
 	msg := ""
 	if kind == "tag" {
-		_, err = o.loadTag(ctx, id)
+		err = w.j.Tag(ctx, id)
 	} else {
-		var nb notebookRow
-		if nb, err = o.loadNotebook(ctx, id, "notebook"); err == nil && nb.DeletedTime > 0 {
+		var trashed bool
+		if trashed, err = w.j.Notebook(ctx, id); err == nil && trashed {
 			msg = "notebook " + id + " is in the trash"
 		}
 	}
@@ -305,13 +305,13 @@ func (p *plan) preview() previewOut {
 		return out
 	}
 	out.Status, out.PlanDigest = "applicable", p.Digest
-	budget := maxPlanDiffBytes
+	budget := MaxPlanDiffBytes
 	left := p.changes()
 	for _, n := range p.Notes {
 		if !n.changed() {
 			continue
 		}
-		share := min(maxNoteDiffBytes, max(minNoteDiffBytes, budget/left), budget)
+		share := min(MaxNoteDiffBytes, max(minNoteDiffBytes, budget/left), budget)
 		d, cut := noteDiff(n, share)
 		budget -= len(d)
 		left--

@@ -1,4 +1,4 @@
-package joplinops
+package notechanges
 
 import (
 	"context"
@@ -41,12 +41,12 @@ type editOut struct {
 	LinesChanged int    `json:"lines_changed" schema:"min=0"`
 }
 
-func (o *Ops) editNote() registry.Operation {
+func (w *Workflow) editNote() registry.Operation {
 	desc := "Edit a note read at updated_time (else PLAN_MISMATCH). replace: find, text, count; set_section, insert_after: heading, text; delete_section: heading; append, prepend, title: text; tag, untag, move: target (tag title ok; create: true)."
-	m := o.meta("edit_note", "Edit note", desc, registry.EffectUpdate)
+	m := w.meta("edit_note", "Edit note", desc, registry.EffectUpdate)
 	// GPT Actions take at most 30 operations; they keep preview and apply.
 	m.Exposure = []registry.Transport{registry.MCPStdio, registry.MCPHTTP}
-	return registry.Define(m, o.doEdit)
+	return registry.Define(m, w.doEdit)
 }
 
 // changes turns in into plan changes of its note.
@@ -74,16 +74,16 @@ func editReceiptID(request string, base int64) string {
 // compare-and-swap on the updated_time the caller read: the plan is built
 // from the note as it is, and a note that moved since is PLAN_MISMATCH
 // naming it. A retry of an applied call replays its receipt.
-func (o *Ops) doEdit(ctx context.Context, in editIn) (editOut, error) {
+func (w *Workflow) doEdit(ctx context.Context, in editIn) (editOut, error) {
 	cs := in.changes()
-	if err := validateChanges(cs); err != nil {
+	if err := w.validateChanges(cs); err != nil {
 		return editOut{}, err
 	}
-	st, err := o.receiptStore()
+	st, err := w.receiptStore()
 	if err != nil {
 		return editOut{}, err
 	}
-	unlock, err := o.lockCreates(ctx)
+	unlock, err := w.j.Lock(ctx)
 	if err != nil {
 		return editOut{}, err
 	}
@@ -96,19 +96,19 @@ func (o *Ops) doEdit(ctx context.Context, in editIn) (editOut, error) {
 	}
 	if ok && rec.Kind == receipts.KindApply {
 		// A caller limited to some notebooks replays only what it may see.
-		if ok, err = o.receiptVisible(ctx, rec); err != nil {
+		if ok, err = w.receiptVisible(ctx, rec); err != nil {
 			return editOut{}, err
 		}
 	}
 	if ok && rec.Kind == receipts.KindApply {
 		if !rec.Done {
-			if err := o.writeNotes(ctx, st, rec, true); err != nil {
+			if err := w.writeNotes(ctx, st, rec, true); err != nil {
 				return editOut{}, err
 			}
 		}
 		return editSummary("replayed", rec), nil
 	}
-	p, err := o.buildPlan(ctx, cs)
+	p, err := w.buildPlan(ctx, cs)
 	if err != nil {
 		return editOut{}, err
 	}
@@ -123,7 +123,7 @@ func (o *Ops) doEdit(ctx context.Context, in editIn) (editOut, error) {
 	if p.Digest == "" {
 		return editOut{Status: "noop", UpdatedTime: in.UpdatedTime}, nil
 	}
-	written, err := o.writePlan(ctx, st, p, id, request)
+	written, err := w.writePlan(ctx, st, p, id, request)
 	if err != nil {
 		return editOut{}, err
 	}

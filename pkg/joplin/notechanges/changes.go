@@ -1,4 +1,4 @@
-package joplinops
+package notechanges
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 // MaxPlanNotes bounds how many notes one change plan touches.
 const MaxPlanNotes = 100
 
-// maxChanges bounds the change items of one plan.
-const maxChanges = 1000
+// MaxChanges bounds the change items of one plan.
+const MaxChanges = 1000
 
 // The change operations beyond the body edits of package edits.
 const (
@@ -31,8 +31,8 @@ const (
 	opRestore = "restore"
 )
 
-// changeOps lists every change op, in documentation order.
-var changeOps = append(append([]string{}, edits.Ops...), opTitle, opMove, opTag, opUntag, opTodo, opUntodo, opDue, opRestore)
+// ChangeOps lists every change op, in documentation order.
+var ChangeOps = append(append([]string{}, edits.Ops...), opTitle, opMove, opTag, opUntag, opTodo, opUntodo, opDue, opRestore)
 
 // change is one item of a plan request. Which fields an op uses is checked
 // by validateChanges, not by the (deliberately compact) schema.
@@ -91,7 +91,7 @@ type problem struct {
 // validateChanges checks what the schema leaves to the handler: ids, the
 // fields each op needs and takes, and the bounds of the plan. Every problem
 // is listed; values are never quoted.
-func validateChanges(cs []change) error {
+func (w *Workflow) validateChanges(cs []change) error {
 	var probs []problem
 	add := func(i int, field, format string, args ...any) {
 		path := fmt.Sprintf("/changes/%d", i)
@@ -140,7 +140,7 @@ func validateChanges(cs []change) error {
 			add(i, "text", "must not be empty")
 		case (c.Op == opMove || c.Op == opRestore) && c.Target != nil && !joplinID.MatchString(*c.Target):
 			add(i, "target", "not a Joplin id (32 lowercase hex characters)")
-		case c.Target != nil && NormalizeTitle(*c.Target) == "":
+		case c.Target != nil && w.j.NormalizeTitle(*c.Target) == "":
 			add(i, "target", "a tag id or a title that is not blank")
 		}
 	}
@@ -154,22 +154,17 @@ func validateChanges(cs []change) error {
 		WithDetails(map[string]any{"problems": probs})
 }
 
-// maxDue bounds a due date (Unix ms, the year 2286).
-const maxDue = 10_000_000_000_000
+// MaxDue bounds a due date (Unix ms, the year 2286).
+const MaxDue = 10_000_000_000_000
 
-// planOps returns the reviewed-edit operations in catalog order.
-func (o *Ops) planOps() []registry.Operation {
-	return []registry.Operation{o.editNote(), o.previewNoteChanges(), o.applyNoteChanges(), o.undoNoteChanges()}
-}
-
-func (o *Ops) previewNoteChanges() registry.Operation {
+func (w *Workflow) previewNoteChanges() registry.Operation {
 	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (default 1); sections heading (+text); append, prepend, title text; move, restore target id; tag, untag target id or title (+create); due due (Unix ms, 0 clears). Returns diffs and plan_digest."
-	return registry.Define(o.meta("preview_note_changes", "Preview note changes", desc, registry.EffectRead), o.doPreview)
+	return registry.Define(w.meta("preview_note_changes", "Preview note changes", desc, registry.EffectRead), w.doPreview)
 }
 
-func (o *Ops) applyNoteChanges() registry.Operation {
+func (w *Workflow) applyNoteChanges() registry.Operation {
 	desc := "Apply a preview: same changes plus plan_digest; PLAN_MISMATCH if a note changed. Returns receipt_id; a retry replays or completes it."
-	return registry.Define(o.meta("apply_note_changes", "Apply note changes", desc, registry.EffectUpdate), o.doApply)
+	return registry.Define(w.meta("apply_note_changes", "Apply note changes", desc, registry.EffectUpdate), w.doApply)
 }
 
 type undoIn struct {
@@ -177,20 +172,20 @@ type undoIn struct {
 	RestoreRest bool   `json:"restore_rest,omitempty"`
 }
 
-func (o *Ops) undoNoteChanges() registry.Operation {
+func (w *Workflow) undoNoteChanges() registry.Operation {
 	desc := "Undo a receipt; notes changed since give UNDO_CONFLICT unless restore_rest."
-	return registry.Define(o.meta("undo_note_changes", "Undo note changes", desc, registry.EffectUpdate), o.doUndo)
+	return registry.Define(w.meta("undo_note_changes", "Undo note changes", desc, registry.EffectUpdate), w.doUndo)
 }
 
 // doPreview builds the plan from the current notes and writes nothing.
-func (o *Ops) doPreview(ctx context.Context, in changesIn) (previewOut, error) {
-	if err := validateChanges(in.Changes); err != nil {
+func (w *Workflow) doPreview(ctx context.Context, in changesIn) (previewOut, error) {
+	if err := w.validateChanges(in.Changes); err != nil {
 		return previewOut{}, err
 	}
-	p, err := o.buildPlan(ctx, in.Changes)
+	p, err := w.buildPlan(ctx, in.Changes)
 	if err != nil {
 		return previewOut{}, err
 	}
-	o.memo.remember(p)
+	w.memo.remember(p)
 	return p.preview(), nil
 }

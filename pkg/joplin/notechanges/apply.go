@@ -1,33 +1,18 @@
-package joplinops
+package notechanges
 
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"path/filepath"
+	"net/url"
 	"slices"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
-	"net/url"
 )
-
-// WithReceiptDir keeps the receipts of apply_note_changes and
-// undo_note_changes under dir (the state directory), in a directory per
-// Joplin endpoint (ReceiptDir), bounded by limits.
-func WithReceiptDir(dir string, limits receipts.Limits) Option {
-	return func(o *Ops) { o.receipts = receipts.Open(ReceiptDir(dir, o.c.Endpoint()), limits) }
-}
-
-// ReceiptDir is the receipt directory in dir for the Joplin at endpoint.
-func ReceiptDir(dir, endpoint string) string {
-	sum := sha256.Sum256([]byte(endpoint))
-	return filepath.Join(dir, "receipts", "joplin-"+hex.EncodeToString(sum[:16]))
-}
 
 type applyOut struct {
 	Status    string `json:"status" schema:"enum=applied|replayed|completed|noop"`
@@ -35,11 +20,11 @@ type applyOut struct {
 	Written   int    `json:"written" schema:"min=0,max=@max_plan_notes"`
 }
 
-func (o *Ops) receiptStore() (*receipts.Store, error) {
-	if o.receipts == nil {
-		return nil, fmt.Errorf("joplinops: no receipt directory configured (WithReceiptDir)")
+func (w *Workflow) receiptStore() (*receipts.Store, error) {
+	if w.receipts == nil {
+		return nil, fmt.Errorf("notechanges: no receipt directory configured (joplinops.WithReceiptDir)")
 	}
-	return o.receipts, nil
+	return w.receipts, nil
 }
 
 // doApply applies a previewed plan under the Joplin write lock. A receipt
@@ -47,15 +32,15 @@ func (o *Ops) receiptStore() (*receipts.Store, error) {
 // otherwise the plan is rebuilt from the current notes and must match the
 // digest, its receipt is made durable, and each changed note is written
 // once, compare-and-swap on its updated_time.
-func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) {
-	if err := validateChanges(in.Changes); err != nil {
+func (w *Workflow) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) {
+	if err := w.validateChanges(in.Changes); err != nil {
 		return applyOut{}, err
 	}
-	st, err := o.receiptStore()
+	st, err := w.receiptStore()
 	if err != nil {
 		return applyOut{}, err
 	}
-	unlock, err := o.lockCreates(ctx)
+	unlock, err := w.j.Lock(ctx)
 	if err != nil {
 		return applyOut{}, err
 	}
@@ -68,7 +53,7 @@ func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) 
 	if ok && rec.Kind == receipts.KindApply {
 		// A caller limited to some notebooks replays only what it may see,
 		// as edit_note and undo do: another's receipt reads as missing.
-		if ok, err = o.receiptVisible(ctx, rec); err != nil {
+		if ok, err = w.receiptVisible(ctx, rec); err != nil {
 			return applyOut{}, err
 		}
 	}
@@ -81,12 +66,12 @@ func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) 
 		if rec.Done {
 			return applyOut{Status: "replayed", ReceiptID: rec.ID, Written: len(rec.Written)}, nil
 		}
-		if err := o.writeNotes(ctx, st, rec, true); err != nil {
+		if err := w.writeNotes(ctx, st, rec, true); err != nil {
 			return applyOut{}, err
 		}
 		return applyOut{Status: "completed", ReceiptID: rec.ID, Written: len(rec.Written)}, nil
 	}
-	p, err := o.buildPlan(ctx, in.Changes)
+	p, err := w.buildPlan(ctx, in.Changes)
 	if err != nil {
 		return applyOut{}, err
 	}
@@ -94,9 +79,9 @@ func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) 
 		return applyOut{Status: "noop", ReceiptID: "", Written: 0}, nil
 	}
 	if p.Digest != in.PlanDigest {
-		return applyOut{}, o.mismatch(p, in.PlanDigest)
+		return applyOut{}, w.mismatch(p, in.PlanDigest)
 	}
-	rec, err = o.writePlan(ctx, st, p, p.Digest, request)
+	rec, err = w.writePlan(ctx, st, p, p.Digest, request)
 	if err != nil {
 		return applyOut{}, err
 	}
@@ -106,20 +91,20 @@ func (o *Ops) doApply(ctx context.Context, in changesApplyIn) (applyOut, error) 
 // writePlan records the changed notes of a checked plan in a durable
 // receipt with id, creates the tags it marks new, and writes the notes. The
 // caller holds the create lock.
-func (o *Ops) writePlan(ctx context.Context, st *receipts.Store, p *plan, id, request string) (*receipts.Receipt, error) {
+func (w *Workflow) writePlan(ctx context.Context, st *receipts.Store, p *plan, id, request string) (*receipts.Receipt, error) {
 	rec := &receipts.Receipt{Header: receipts.Header{ID: id, Kind: receipts.KindApply, PlanDigest: p.Digest, Request: request}}
 	for _, n := range p.Notes {
 		if n.changed() {
 			rec.Notes = append(rec.Notes, receipts.Note{ID: n.ID, BaseUpdatedTime: n.UpdatedTime, Before: n.Before, After: n.After})
 		}
 	}
-	if err := o.createPlannedTags(ctx, rec.Notes); err != nil {
+	if err := w.createPlannedTags(ctx, rec.Notes); err != nil {
 		return nil, err
 	}
 	if err := st.Create(rec); err != nil {
 		return nil, err
 	}
-	if err := o.writeNotes(ctx, st, rec, false); err != nil {
+	if err := w.writeNotes(ctx, st, rec, false); err != nil {
 		return nil, err
 	}
 	return rec, nil
@@ -129,10 +114,10 @@ func (o *Ops) writePlan(ctx context.Context, st *receipts.Store, p *plan, id, re
 // details.moved names the notes whose updated_time differs from the
 // preview's (when this process made that preview), details.problems why a
 // rebuilt plan no longer applies.
-func (o *Ops) mismatch(p *plan, digest string) error {
+func (w *Workflow) mismatch(p *plan, digest string) error {
 	details := map[string]any{}
 	moved := []string{}
-	if bases, ok := o.memo.lookup(digest); ok {
+	if bases, ok := w.memo.lookup(digest); ok {
 		for _, n := range p.Notes {
 			if base, had := bases[n.ID]; !had || base != n.UpdatedTime {
 				moved = append(moved, n.ID)
@@ -166,7 +151,7 @@ func (o *Ops) mismatch(p *plan, digest string) error {
 // in this call already); a resumed one compares content, so a
 // note written before a crash but not yet marked is recognised by its
 // result and never written again.
-func (o *Ops) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.Receipt, resume bool) error {
+func (w *Workflow) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.Receipt, resume bool) error {
 	for _, n := range rec.Notes {
 		if rec.Written[n.ID] {
 			continue
@@ -174,34 +159,34 @@ func (o *Ops) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.
 		curTags := n.Before.Tags
 		putFields := true
 		if resume {
-			note, cur, err := o.readState(ctx, n.ID, n.After.Tags != nil)
+			note, cur, err := w.readState(ctx, n.ID, n.After.Tags != nil)
 			if err != nil {
-				return o.partial(rec, n.ID, err)
+				return w.partial(rec, n.ID, err)
 			}
 			switch {
 			case note.DeletedTime > 0:
-				return o.partial(rec, n.ID, nil)
+				return w.partial(rec, n.ID, nil)
 			case sameFields(cur, n.After):
 				putFields = false
 			case !sameFields(cur, n.Before):
-				return o.partial(rec, n.ID, nil)
+				return w.partial(rec, n.ID, nil)
 			}
 			curTags = cur.Tags
 		} else if len(rec.Notes) > 1 {
 			// A plan of one note was read moments ago in this call, under
 			// the lock; a longer plan re-reads each note right before its
 			// write, to keep the window of a lost update short.
-			cur, err := o.loadNote(ctx, n.ID, "id,updated_time,deleted_time")
+			cur, err := w.j.Note(ctx, n.ID, "id,updated_time,deleted_time")
 			if err != nil {
-				return o.partial(rec, n.ID, err)
+				return w.partial(rec, n.ID, err)
 			}
 			if cur.UpdatedTime != n.BaseUpdatedTime || cur.DeletedTime > 0 {
-				return o.partial(rec, n.ID, nil)
+				return w.partial(rec, n.ID, nil)
 			}
 		}
-		updated, err := o.writeNote(ctx, n, putFields, curTags)
+		updated, err := w.writeNote(ctx, n, putFields, curTags)
 		if err != nil {
-			return o.partial(rec, n.ID, err)
+			return w.partial(rec, n.ID, err)
 		}
 		if err := st.MarkWritten(rec, n.ID, updated); err != nil {
 			return err
@@ -212,7 +197,7 @@ func (o *Ops) writeNotes(ctx context.Context, st *receipts.Store, rec *receipts.
 
 // writeNote sends one PUT with the fields that change (when putFields),
 // then the tag changes from curTags to the result.
-func (o *Ops) writeNote(ctx context.Context, n receipts.Note, putFields bool, curTags []string) (int64, error) {
+func (w *Workflow) writeNote(ctx context.Context, n receipts.Note, putFields bool, curTags []string) (int64, error) {
 	var updated int64
 	a, b := n.Before, n.After
 	req := map[string]any{}
@@ -235,23 +220,23 @@ func (o *Ops) writeNote(ctx context.Context, n receipts.Note, putFields bool, cu
 	}
 	if len(req) > 0 {
 		var written joplin.Note
-		if err := o.c.Write(ctx, "PUT", "/notes/"+n.ID, nil, req, &written); err != nil {
-			return 0, withObjectID(err, n.ID)
+		if err := w.c.Write(ctx, "PUT", "/notes/"+n.ID, nil, req, &written); err != nil {
+			return 0, w.j.WithObjectID(err, n.ID)
 		}
 		updated = written.UpdatedTime
 	}
 	for _, t := range b.Tags {
 		if !slices.Contains(curTags, t) {
-			if err := o.c.Write(ctx, "POST", "/tags/"+t+"/notes", nil, map[string]any{"id": n.ID}, nil); err != nil {
-				return 0, withObjectID(missing(err, "tag", t), n.ID)
+			if err := w.c.Write(ctx, "POST", "/tags/"+t+"/notes", nil, map[string]any{"id": n.ID}, nil); err != nil {
+				return 0, w.j.WithObjectID(w.j.Missing(err, "tag", t), n.ID)
 			}
 		}
 	}
 	if b.Tags != nil {
 		for _, t := range curTags {
 			if !slices.Contains(b.Tags, t) {
-				if err := o.c.Write(ctx, "DELETE", "/tags/"+t+"/notes/"+n.ID, nil, nil, nil); err != nil {
-					return 0, withObjectID(missing(err, "tag", t), n.ID)
+				if err := w.c.Write(ctx, "DELETE", "/tags/"+t+"/notes/"+n.ID, nil, nil, nil); err != nil {
+					return 0, w.j.WithObjectID(w.j.Missing(err, "tag", t), n.ID)
 				}
 			}
 		}
@@ -263,7 +248,7 @@ func (o *Ops) writeNote(ctx context.Context, n receipts.Note, putFields bool, cu
 // keeps its code, nil means the note changed (PLAN_MISMATCH, or
 // UNDO_CONFLICT for an undo). Either way the receipt says which notes were
 // written.
-func (o *Ops) partial(rec *receipts.Receipt, id string, err error) error {
+func (w *Workflow) partial(rec *receipts.Receipt, id string, err error) error {
 	written := []string{}
 	for _, n := range rec.Notes {
 		if rec.Written[n.ID] {
@@ -303,16 +288,16 @@ type undoOut struct {
 // receipt left them. A note changed since is a conflict: with any conflict
 // nothing is written unless restore_rest. An unfinished undo of the same
 // receipt is completed first; the undo is recorded as a receipt of its own.
-func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
+func (w *Workflow) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 	if !receipts.ValidID(in.ReceiptID) {
 		return undoOut{}, domainerr.New(domainerr.InvalidArgument, "receipt_id is not a receipt id (32 to 64 lowercase hex characters)").
 			WithDetails(map[string]any{"problems": []problem{{Path: "/receipt_id", Reason: "not a receipt id"}}})
 	}
-	st, err := o.receiptStore()
+	st, err := w.receiptStore()
 	if err != nil {
 		return undoOut{}, err
 	}
-	unlock, err := o.lockCreates(ctx)
+	unlock, err := w.j.Lock(ctx)
 	if err != nil {
 		return undoOut{}, err
 	}
@@ -322,7 +307,7 @@ func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 		return undoOut{}, err
 	}
 	if ok {
-		ok, err = o.receiptVisible(ctx, target)
+		ok, err = w.receiptVisible(ctx, target)
 		if err != nil {
 			return undoOut{}, err
 		}
@@ -331,12 +316,12 @@ func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 		return undoOut{}, domainerr.New(domainerr.NotFound, "no receipt %s (receipts are kept for a bounded time and number)", in.ReceiptID).
 			WithDetails(map[string]any{"missing": "receipt", "id": in.ReceiptID})
 	}
-	last, err := o.lastUndo(st, target.ID)
+	last, err := w.lastUndo(st, target.ID)
 	if err != nil {
 		return undoOut{}, err
 	}
 	if last != nil && !last.Done {
-		if err := o.writeNotes(ctx, st, last, true); err != nil {
+		if err := w.writeNotes(ctx, st, last, true); err != nil {
 			return undoOut{}, err
 		}
 		return undoOut{Status: "undone", ReceiptID: last.ID, Restored: len(last.Written), Skipped: nonNil(last.Skipped)}, nil
@@ -344,7 +329,7 @@ func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 	var restore []receipts.Note
 	var conflicts []map[string]string
 	for _, n := range target.Notes {
-		cur, state, err := o.readState(ctx, n.ID, n.After.Tags != nil)
+		cur, state, err := w.readState(ctx, n.ID, n.After.Tags != nil)
 		switch {
 		case domainerr.HasCode(err, domainerr.NotFound):
 			conflicts = append(conflicts, map[string]string{"id": n.ID, "reason": "deleted"})
@@ -375,14 +360,14 @@ func (o *Ops) doUndo(ctx context.Context, in undoIn) (undoOut, error) {
 	if err := st.Create(rec); err != nil {
 		return undoOut{}, err
 	}
-	if err := o.writeNotes(ctx, st, rec, false); err != nil {
+	if err := w.writeNotes(ctx, st, rec, false); err != nil {
 		return undoOut{}, err
 	}
 	return undoOut{Status: "undone", ReceiptID: rec.ID, Restored: len(rec.Written), Skipped: nonNil(rec.Skipped)}, nil
 }
 
 // lastUndo loads the newest undo receipt of target, or nil.
-func (o *Ops) lastUndo(st *receipts.Store, target string) (*receipts.Receipt, error) {
+func (w *Workflow) lastUndo(st *receipts.Store, target string) (*receipts.Receipt, error) {
 	all, err := st.List()
 	if err != nil {
 		return nil, err
@@ -407,19 +392,19 @@ func newReceiptID() string {
 // receipt touching a note outside its notebooks is, to it, no receipt at
 // all. A note since deleted does not hide the receipt (the undo reports
 // it as a conflict).
-func (o *Ops) receiptVisible(ctx context.Context, r *receipts.Receipt) (bool, error) {
+func (w *Workflow) receiptVisible(ctx context.Context, r *receipts.Receipt) (bool, error) {
 	if !scopeview.Limited(ctx) {
 		return true, nil
 	}
 	for _, n := range r.Notes {
-		err := o.c.Get(ctx, "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil)
+		err := w.c.Get(ctx, "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil)
 		if !domainerr.HasCode(err, domainerr.NotFound) {
 			if err != nil {
 				return false, err
 			}
 			continue
 		}
-		if o.c.Get(joplin.WholeJoplin(ctx), "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil) == nil {
+		if w.c.Get(joplin.WholeJoplin(ctx), "/notes/"+n.ID, url.Values{"fields": {"id"}}, nil) == nil {
 			return false, nil
 		}
 	}
