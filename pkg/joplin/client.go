@@ -73,7 +73,8 @@ type Guard interface {
 	Lost()
 }
 
-// SetGuard installs g; call it before the client is used.
+// SetGuard installs g; call it before the client is used (joplinstack.New
+// assembles the service's client in one call).
 func (c *Client) SetGuard(g Guard) { c.guard = g }
 
 type unguardedKey struct{}

@@ -9,17 +9,15 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/embed"
-	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinstack"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/okf/okfops"
@@ -85,21 +83,6 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	syncState := syncstate.NewReader(c.SyncStateDir)
-	jc, err := joplin.New(joplin.Config{
-		BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
-		RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Every write Joplin accepts asks for a sync; the search index (below)
-	// observes the same writes.
-	var requests *syncstate.Requester
-	if c.SyncStateDir != "" && !c.ReadOnly {
-		requests = syncstate.NewRequester(c.SyncStateDir, log)
-		jc.Observe(func(context.Context, joplin.Write) { requests.Request() })
-	}
 	limits := joplinops.DefaultLimits
 	limits.MaxResourceBytes = c.MaxResource
 	if limits.MaxResourceBytes <= 0 {
@@ -113,18 +96,20 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
-		SyncGeneration: syncState.Generation, Meaning: meaning})
-	// The bridge serves the Joplin it first met, until the operator
-	// accepts another (`notebridge joplin forget`).
-	guard := identity.New(jc, c.StateDir, log)
-	guard.OnAccept = index.Rebuild
-	jc.SetGuard(guard)
-	// Every request an operation makes of Joplin passes the caller's
-	// notebook scope.
-	view := scopeview.Install(jc, limits.MaxScan, syncState.Generation)
+	stack, err := joplinstack.New(joplinstack.Config{
+		Joplin: joplin.Config{
+			BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
+			RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
+		},
+		StateDir: c.StateDir, SyncStateDir: c.SyncStateDir, ReadOnly: c.ReadOnly,
+		MaxScan: limits.MaxScan, Meaning: meaning, Log: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	jc, index, view := stack.Client, stack.Index, stack.View
 	reg, err := toolsets.Build(toolsets.Config{
-		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: stack.SyncState,
 		JoplinView: view,
 		Enabled:    enabled, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
@@ -137,7 +122,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests, view: view}
+	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: stack.SyncRequests, view: view}
 	if core != nil {
 		a.mcpOpts = []mcpadapter.ServerOption{mcpadapter.Core(core, toolsets.CoreHidden)}
 	}
@@ -191,33 +176,12 @@ func ensureTokenFile(path, stateDir, name string, stderr io.Writer) (string, err
 	return path, nil
 }
 
-// checkJoplinTokenFile reports, at start, a Joplin token file that would
-// make every Joplin call fail (unset, missing, unreadable, empty) or that
-// others can read (the check the bearer files get). The error names the
-// path, never the contents.
-func checkJoplinTokenFile(path string) error {
-	if path == "" {
-		return errors.New("no Joplin token file is configured (--joplin-token-file); Joplin calls will fail with JOPLIN_AUTH_FAILED")
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("the Joplin token file %s cannot be read (%v); Joplin calls will fail with JOPLIN_AUTH_FAILED", path, errors.Unwrap(err))
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return fmt.Errorf("the Joplin token file %s is empty; Joplin calls will fail with JOPLIN_AUTH_FAILED", path)
-	}
-	if err := bearer.CheckPrivateFile(path); err != nil {
-		return fmt.Errorf("the Joplin token file %s: %w", path, err)
-	}
-	return nil
-}
-
 // reportJoplin logs the Joplin settings an operator gets wrong: the token
-// file (see checkJoplinTokenFile) and, when probe is set, whether Joplin
+// file (see joplin.CheckTokenFile) and, when probe is set, whether Joplin
 // answers at its URL. The probe runs in the background (it may wait up to
 // --joplin-wait) and /ping carries no token.
 func (a *app) reportJoplin(ctx context.Context, tokenFile string, probe bool) {
-	if err := checkJoplinTokenFile(tokenFile); err != nil {
+	if err := joplin.CheckTokenFile(tokenFile); err != nil {
 		a.log.Warn(err.Error(), "path", tokenFile)
 	}
 	if !probe {

@@ -69,6 +69,7 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 func actionsListener(c *config, a *app) (listener, error) {
 	token, err := bearer.NewTokenFile(c.ActionsTokenFile)
 	if err != nil {
+		//lint:ignore ST1005 "Actions" is the surface's name, capitalised wherever it is named.
 		return listener{}, fmt.Errorf("Actions %w", err)
 	}
 	token = token.DistinctFrom(actionsCred, a.log, c.credentials(actionsCred)...)

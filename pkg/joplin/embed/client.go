@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/internal/privatefile"
 )
 
 // Config sets a Client up.
@@ -84,7 +84,7 @@ func New(cfg Config) (*Client, error) {
 		c.timeout = 30 * time.Second
 	}
 	if cfg.KeyFile != "" {
-		if err := bearer.CheckPrivateFile(cfg.KeyFile); err != nil {
+		if err := privatefile.Check(cfg.KeyFile); err != nil {
 			return nil, fmt.Errorf("embeddings key file %s: %w", cfg.KeyFile, err)
 		}
 		b, err := os.ReadFile(cfg.KeyFile)

@@ -39,10 +39,8 @@ type Ops struct {
 	// within the process; lockPath, when set, across processes (lock.go).
 	createSlot chan struct{}
 	lockPath   string
-	// receipts holds the receipts of reviewed edits (changes_apply.go);
-	// memo, the bases of recent previews.
+	// receipts holds the receipts of reviewed edits (package notechanges).
 	receipts *receipts.Store
-	memo     previewMemo
 	// index, when set, answers note searches and is updated after writes.
 	index *joplinindex.Indexer
 	// view, when set, is the notebook-scope view on c (WithNotebookView).
@@ -73,7 +71,7 @@ func Operations(c *joplin.Client, limits Limits, opts ...Option) []registry.Oper
 	ops = append(ops, o.joplinStatus())
 	ops = append(ops, o.noteOps()...)
 	ops = append(ops, o.revisionOps()...)
-	ops = append(ops, o.planOps()...)
+	ops = append(ops, o.reviewedOps()...)
 	ops = append(ops, o.notebookOps()...)
 	ops = append(ops, o.tagOps()...)
 	ops = append(ops, o.resourceOps()...)

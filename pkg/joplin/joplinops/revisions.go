@@ -11,6 +11,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/edits"
+	"github.com/notebridge/notebridge/pkg/joplin/notechanges"
 	"github.com/notebridge/notebridge/pkg/joplin/revision"
 )
 
@@ -114,8 +115,8 @@ func (o *Ops) getNoteRevision() registry.Operation {
 			return getRevisionOut{}, err
 		}
 		if in.Diff {
-			title, c1 := edits.Diff("title", st.Title, n.Title, maxNoteDiffBytes)
-			body, c2 := edits.Diff("body", st.Body, n.Body, maxPlanDiffBytes-len(title))
+			title, c1 := edits.Diff("title", st.Title, n.Title, notechanges.MaxNoteDiffBytes)
+			body, c2 := edits.Diff("body", st.Body, n.Body, notechanges.MaxPlanDiffBytes-len(title))
 			out.Diff, out.DiffCut = title+body, c1+c2
 		}
 		return out, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/auth/authn"
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
@@ -102,12 +103,16 @@ func newHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *g
 		}
 	}
 	static := principal.StaticMCP().Within(cfg.TokenNotebooks)
-	auth := httpfront.Authenticate(cfg.Token, static, healthPaths...)
+	auth := httpfront.Authenticate(authn.New(cfg.Token, static, nil), healthPaths...)
 	if cfg.OAuth != nil {
 		if cfg.OAuth.Resource == nil {
 			return nil, nil, errors.New("mcp http: OAuth needs a resource server")
 		}
-		auth = authenticateOAuth(cfg.Token, static, cfg.OAuth, healthPaths...)
+		open := append([]string(nil), healthPaths...)
+		for path := range cfg.OAuth.Routes {
+			open = append(open, path)
+		}
+		auth = httpfront.Authenticate(authn.New(cfg.Token, static, cfg.OAuth.Resource), open...)
 	}
 	e := httpfront.New()
 	e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc {
