@@ -148,17 +148,32 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 // unless a URL is set.
 func (c *config) meaning(log *slog.Logger) (joplinindex.MeaningConfig, error) {
 	if c.EmbeddingsURL == "" {
-		if c.EmbeddingsModel != "" || c.EmbeddingsKeyFile != "" {
-			return joplinindex.MeaningConfig{}, errors.New("--embeddings-model and --embeddings-key-file need --embeddings-url (search by meaning is off without it)")
+		if c.EmbeddingsModel != "" || c.EmbeddingsKeyFile != "" || c.EmbeddingsQueryPrefix != "" || c.EmbeddingsDocumentPrefix != "" {
+			return joplinindex.MeaningConfig{}, errors.New("--embeddings-model, --embeddings-key-file and the --embeddings-*-prefix settings need --embeddings-url (search by meaning is off without it)")
 		}
 		return joplinindex.MeaningConfig{}, nil
 	}
-	p, err := embed.New(embed.Config{BaseURL: c.EmbeddingsURL, Model: c.EmbeddingsModel, KeyFile: c.EmbeddingsKeyFile})
+	p, err := embed.New(embed.Config{BaseURL: c.EmbeddingsURL, Model: c.EmbeddingsModel, KeyFile: c.EmbeddingsKeyFile,
+		QueryPrefix: prefixSetting(c.EmbeddingsQueryPrefix), DocumentPrefix: prefixSetting(c.EmbeddingsDocumentPrefix)})
 	if err != nil {
 		return joplinindex.MeaningConfig{}, fmt.Errorf("search by meaning: %w", err)
 	}
-	log.Info("search by meaning is on: note text is sent to the embedding provider", "endpoint", p.Endpoint(), "model", p.Model())
+	log.Info("search by meaning is on: note text is sent to the embedding provider", "endpoint", p.Endpoint(), "model", p.Model(),
+		"query_prefix", p.Prefixes().Query, "document_prefix", p.Prefixes().Document)
 	return joplinindex.MeaningConfig{Provider: p}, nil
+}
+
+// prefixSetting reads an --embeddings-*-prefix setting: nil (the model's
+// known prefix) when empty, "" for none, the text itself otherwise.
+func prefixSetting(v string) *string {
+	switch v {
+	case "":
+		return nil
+	case "none":
+		none := ""
+		return &none
+	}
+	return &v
 }
 
 // followSync starts the search index at once when Joplin syncs with other

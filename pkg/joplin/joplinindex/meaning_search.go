@@ -193,7 +193,7 @@ func (x *Indexer) queryVector(ctx context.Context, text string) ([]float32, *vec
 	}
 	qctx, cancel := context.WithTimeout(ctx, m.cfg.QueryWait)
 	defer cancel()
-	vecs, err := m.cfg.Provider.Embed(qctx, []string{text})
+	vec, err := m.cfg.Provider.EmbedQuery(qctx, text)
 	if err != nil {
 		if ctx.Err() == nil {
 			x.cfg.Log.Warn("search by meaning: the query could not be embedded; keyword search answers", "err", err)
@@ -203,11 +203,11 @@ func (x *Indexer) queryVector(ctx context.Context, text string) ([]float32, *vec
 		}
 		return nil, nil, SemanticUnavailable
 	}
-	if len(vecs[0]) != st.Dim() {
-		err := fmt.Errorf("%w: model %s answered %d dimensions for a query, the stored vectors have %d", errDimension, m.cfg.Provider.Model(), len(vecs[0]), st.Dim())
+	if len(vec) != st.Dim() {
+		err := fmt.Errorf("%w: model %s answered %d dimensions for a query, the stored vectors have %d", errDimension, m.cfg.Provider.Model(), len(vec), st.Dim())
 		x.meaningTrouble(err, 1)
 		return nil, nil, SemanticFailed
 	}
-	m.cache.put(text, vecs[0])
-	return vecs[0], st, sem
+	m.cache.put(text, vec)
+	return vec, st, sem
 }
