@@ -52,14 +52,14 @@ const (
 
 // MeaningStatus is what joplin_status reports of search by meaning.
 type MeaningStatus struct {
-	State     string `json:"state" schema:"enum=off|starting|embedding|ready|paused|failed"`
-	Model     string `json:"model,omitempty" schema:"max=200"`
+	State string `json:"state" schema:"enum=off|starting|embedding|ready|paused|failed"`
+	Model string `json:"model,omitempty" schema:"max=200"`
 	// QueryPrefix and DocumentPrefix are put before each query and each
 	// chunk sent to the model (the model's known prefixes, or the
 	// operator's --embeddings-query-prefix/--embeddings-document-prefix).
 	QueryPrefix    string `json:"query_prefix" schema:"max=1000"`
 	DocumentPrefix string `json:"document_prefix" schema:"max=1000"`
-	Dimension int    `json:"dimension,omitempty" schema:"min=0,max=1000000"`
+	Dimension      int    `json:"dimension,omitempty" schema:"min=0,max=1000000"`
 	// Chunks with text; Done embedded; Pending to embed (notes not yet
 	// chunked not counted: NotesPending); Refused by the provider (too
 	// long even when cut).
