@@ -78,10 +78,22 @@ func (x *Indexer) SearchByMeaning(ctx context.Context, query string, opts search
 		}
 		return res, nil
 	}
+	// The two legs run at once: the scan of the vectors on this goroutine
+	// while SQLite ranks the words on another.
 	depth := max(want, fusionDepth)
+	type keywordAnswer struct {
+		hits []searchindex.Hit
+		err  error
+	}
+	kwDone := make(chan keywordAnswer, 1)
+	go func() {
+		hits, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed, NoSnippets: true,
+			OnlyNotebooks: opts.OnlyNotebooks, Notebooks: opts.Notebooks})
+		kwDone <- keywordAnswer{hits, err}
+	}()
 	matches := st.Search(vec, depth, keep)
-	kw, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed, NoSnippets: true,
-		OnlyNotebooks: opts.OnlyNotebooks, Notebooks: opts.Notebooks})
+	kwa := <-kwDone
+	kw, err := kwa.hits, kwa.err
 	if err != nil {
 		return x.indexFailed(err)
 	}
