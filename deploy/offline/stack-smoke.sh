@@ -51,6 +51,9 @@
 #   SMOKE_OAUTH          1: the OAuth mode above (default off)
 #   SMOKE_SYNC           webdav: the sync case above (default off)
 #   SMOKE_DAV_PORT       host port of its WebDAV server (default 18091)
+#   SMOKE_MEANING        1: the profile "meaning" as well (the bundled
+#                        embedder); a note is then found by meaning through
+#                        Actions (default off)
 set -euo pipefail
 
 log() { printf 'stack-smoke: %s\n' "$*" >&2; }
@@ -64,6 +67,7 @@ HTTP_PORT="${SMOKE_HTTP_PORT:-18080}"
 HEALTH_TIMEOUT="${SMOKE_HEALTH_TIMEOUT:-180}"
 OAUTH="${SMOKE_OAUTH:-0}"
 SYNC="${SMOKE_SYNC:-}"
+MEANING="${SMOKE_MEANING:-0}"
 case "$SYNC" in ''|webdav) ;; *) die "SMOKE_SYNC must be webdav or empty";; esac
 HOST=localhost
 [ "$OAUTH" = 1 ] && HOST=notebridge.local
@@ -89,6 +93,12 @@ if [ "$OAUTH" = 1 ]; then
   export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
 fi
 
+if [ "$MEANING" = 1 ]; then
+  # The one setting the README gives: meaning added to the profiles .env names.
+  profiles="$(sed -n 's/^COMPOSE_PROFILES=//p' .env | tail -n1)"
+  export COMPOSE_PROFILES="${profiles:+$profiles,}meaning"
+fi
+
 # Compose's --env-file arguments: none (.env) unless the sync case adds its
 # recipe after .env.
 ENV_ARGS=()
@@ -99,7 +109,9 @@ if [ -n "$SYNC" ]; then
 fi
 
 # up builds missing images itself, but not within a health timeout.
-for img in notebridge/bridge:local notebridge/joplin:3.5.1; do
+images="notebridge/bridge:local notebridge/joplin:3.5.1"
+[ "$MEANING" = 1 ] && images="$images notebridge/embedder:local"
+for img in $images; do
   docker image inspect "$img" >/dev/null 2>&1 || die "image $img missing: run docker compose build first"
 done
 docker image inspect caddy:2 >/dev/null 2>&1 ||
@@ -353,6 +365,25 @@ else
   fail "7-bridge-env" "($(printf '%s' "$env_of_bridge" | grep -E '^NOTEBRIDGE_(DOMAIN|ORIGIN)=' | tr '\n' ' '))"
 fi
 [ -z "$SYNC" ] || sync_checks
+if [ "$MEANING" = 1 ]; then
+  # A note found by meaning: the bundled embedder embeds it in the
+  # background; joplin_status says when every chunk is done.
+  code="$(req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID"     '{notebook_id:$nb, title:"Kitchen works", body:"Agreed with Sam: at most 14,000 euros for the remodel; the old stove goes in March."}')")"
+  [ "$code" = 200 ] || fail "8a-create_note" "(status $code: $(last_body))"
+  state=""
+  for _ in $(seq 1 120); do
+    req POST /v1/joplin_status auth '{}' >/dev/null
+    state="$(jq -r '.index.meaning.state // empty' "$TMP/body" 2>/dev/null || true)"
+    [ "$state" = ready ] && [ "$(jq -r '.index.meaning.pending' "$TMP/body")" = 0 ] && break
+    sleep 1
+  done
+  if [ "$state" = ready ]; then pass "8a the bundled embedder embedded every note ($(jq -c '.index.meaning | {model, done}' "$TMP/body"))"
+  else fail "8a-meaning-ready" "(index.meaning: $(jq -c '.index.meaning' "$TMP/body" 2>/dev/null))"; fi
+  code="$(req POST /v1/search auth '{"query":"how much money for redoing the cooking area","mode":"semantic","limit":3}')"
+  if [ "$code" = 200 ] && [ "$(jq -r '.items[0].title // empty' "$TMP/body")" = "Kitchen works" ]; then
+    pass "8b a paraphrase found by meaning first (mode $(jq -r .mode "$TMP/body"))"
+  else fail "8b-search-by-meaning" "(status $code: $(last_body))"; fi
+fi
 T_CHECKS=$(( $(date +%s) - T1 ))
 
 log "timings: up -d ${T_UP}s, bridge healthy ${T_HEALTHY}s, checks ${T_CHECKS}s"
