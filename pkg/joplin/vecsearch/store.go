@@ -128,22 +128,31 @@ func (s *Store) Search(query []float32, k int, keep func(note int64) bool) []Mat
 	qsum := pack(q, q8, true)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	h := &matchHeap{}
-	for note, slots := range s.byNote {
-		if keep != nil && !keep(note) {
+	// One pass in slot order reads the vectors sequentially; a second,
+	// note by note, keeps each note's best chunk.
+	skipped := float32(math.Inf(-1))
+	scores := make([]float32, len(s.notes))
+	for slot, note := range s.notes {
+		if note == 0 || (keep != nil && !keep(note)) {
+			scores[slot] = skipped
 			continue
 		}
-		best := Match{Note: note, Score: float32(math.Inf(-1))}
+		i := slot * s.words
+		scores[slot] = float32(packedDot(s.packed[i:i+s.words], q, s.sums[slot], qsum)) * qs * s.scales[slot]
+	}
+	h := &matchHeap{}
+	for note, slots := range s.byNote {
+		best := Match{Note: note, Score: skipped}
 		for _, slot := range slots {
-			i := int(slot) * s.words
-			score := float32(packedDot(s.packed[i:i+s.words], q, s.sums[slot], qsum)) * qs * s.scales[slot]
-			if score > best.Score {
-				best.Seq, best.Score = int(s.seqs[slot]), score
+			if scores[slot] > best.Score {
+				best.Seq, best.Score = int(s.seqs[slot]), scores[slot]
 			}
 		}
-		if h.Len() < k {
+		switch {
+		case best.Score == skipped: // not kept
+		case h.Len() < k:
 			heap.Push(h, best)
-		} else if less((*h)[0], best) {
+		case less((*h)[0], best):
 			(*h)[0] = best
 			heap.Fix(h, 0)
 		}
