@@ -370,14 +370,12 @@ if [ "$MEANING" = 1 ]; then
   # background; joplin_status says when every chunk is done.
   code="$(req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID"     '{notebook_id:$nb, title:"Kitchen works", body:"Agreed with Sam: at most 14,000 euros for the remodel; the old stove goes in March."}')")"
   [ "$code" = 200 ] || fail "8a-create_note" "(status $code: $(last_body))"
-  state=""
   for _ in $(seq 1 120); do
     req POST /v1/joplin_status auth '{}' >/dev/null
-    state="$(jq -r '.index.meaning.state // empty' "$TMP/body" 2>/dev/null || true)"
-    [ "$state" = ready ] && [ "$(jq -r '.index.meaning.pending' "$TMP/body")" = 0 ] && break
+    jq -e '.index.meaning | .state == "ready" and .done >= 1 and .pending == 0 and .notes_pending == 0' "$TMP/body" >/dev/null 2>&1 && break
     sleep 1
   done
-  if [ "$state" = ready ]; then pass "8a the bundled embedder embedded every note ($(jq -c '.index.meaning | {model, done}' "$TMP/body"))"
+  if jq -e '.index.meaning.done >= 1' "$TMP/body" >/dev/null 2>&1; then pass "8a the bundled embedder embedded every note ($(jq -c '.index.meaning | {model, done}' "$TMP/body"))"
   else fail "8a-meaning-ready" "(index.meaning: $(jq -c '.index.meaning' "$TMP/body" 2>/dev/null))"; fi
   code="$(req POST /v1/search auth '{"query":"how much money for redoing the cooking area","mode":"semantic","limit":3}')"
   if [ "$code" = 200 ] && [ "$(jq -r '.items[0].title // empty' "$TMP/body")" = "Kitchen works" ]; then
