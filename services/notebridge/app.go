@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
@@ -132,18 +135,70 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 // meaning sets search by meaning up from the --embeddings-* flags: off
 // unless a URL is set.
 func (c *config) meaning(log *slog.Logger) (joplinindex.MeaningConfig, error) {
+	if c.EmbeddingsURL == "" && c.bundledEmbedderRuns(log) {
+		bundled := *c
+		bundled.EmbeddingsURL = c.EmbeddingsBundledURL
+		if bundled.EmbeddingsModel == "" {
+			bundled.EmbeddingsModel = bundledEmbeddingsModel
+		}
+		return bundled.meaning(log)
+	}
 	if c.EmbeddingsURL == "" {
-		if c.EmbeddingsModel != "" || c.EmbeddingsKeyFile != "" {
-			return joplinindex.MeaningConfig{}, errors.New("--embeddings-model and --embeddings-key-file need --embeddings-url (search by meaning is off without it)")
+		if c.EmbeddingsModel != "" || c.EmbeddingsKeyFile != "" || c.EmbeddingsQueryPrefix != "" || c.EmbeddingsDocumentPrefix != "" {
+			return joplinindex.MeaningConfig{}, errors.New("--embeddings-model, --embeddings-key-file and the --embeddings-*-prefix settings need --embeddings-url (search by meaning is off without it)")
 		}
 		return joplinindex.MeaningConfig{}, nil
 	}
-	p, err := embed.New(embed.Config{BaseURL: c.EmbeddingsURL, Model: c.EmbeddingsModel, KeyFile: c.EmbeddingsKeyFile})
+	p, err := embed.New(embed.Config{BaseURL: c.EmbeddingsURL, Model: c.EmbeddingsModel, KeyFile: c.EmbeddingsKeyFile,
+		QueryPrefix: prefixSetting(c.EmbeddingsQueryPrefix), DocumentPrefix: prefixSetting(c.EmbeddingsDocumentPrefix)})
 	if err != nil {
 		return joplinindex.MeaningConfig{}, fmt.Errorf("search by meaning: %w", err)
 	}
-	log.Info("search by meaning is on: note text is sent to the embedding provider", "endpoint", p.Endpoint(), "model", p.Model())
+	log.Info("search by meaning is on: note text is sent to the embedding provider", "endpoint", p.Endpoint(), "model", p.Model(),
+		"query_prefix", p.Prefixes().Query, "document_prefix", p.Prefixes().Document)
 	return joplinindex.MeaningConfig{Provider: p}, nil
+}
+
+// bundledEmbeddingsModel is the model deploy/embedder serves.
+const bundledEmbeddingsModel = "universal-sentence-encoder-lite"
+
+// bundledEmbedderRuns reports whether the bundled embedder is there: its
+// URL is set (compose sets it) and its host resolves, which on compose's
+// network it does only while the profile "meaning" runs the embedder.
+func (c *config) bundledEmbedderRuns(log *slog.Logger) bool {
+	if c.EmbeddingsBundledURL == "" {
+		return false
+	}
+	u, err := url.Parse(c.EmbeddingsBundledURL)
+	if err != nil || u.Hostname() == "" {
+		log.Warn("--embeddings-bundled-url is not a URL; search by meaning stays off", "url", c.EmbeddingsBundledURL)
+		return false
+	}
+	lookup := c.lookupHost
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupHost
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := lookup(ctx, u.Hostname()); err != nil {
+		log.Debug("no bundled embedder (the compose profile \"meaning\" is off); search by meaning stays off", "host", u.Hostname())
+		return false
+	}
+	log.Info("found the bundled embedder (compose profile \"meaning\")", "url", c.EmbeddingsBundledURL)
+	return true
+}
+
+// prefixSetting reads an --embeddings-*-prefix setting: nil (the model's
+// known prefix) when empty, "" for none, the text itself otherwise.
+func prefixSetting(v string) *string {
+	switch v {
+	case "":
+		return nil
+	case "none":
+		none := ""
+		return &none
+	}
+	return &v
 }
 
 // followSync starts the search index at once when Joplin syncs with other

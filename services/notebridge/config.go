@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,6 +46,17 @@ type config struct {
 	EmbeddingsURL     string
 	EmbeddingsModel   string
 	EmbeddingsKeyFile string
+	// EmbeddingsQueryPrefix and EmbeddingsDocumentPrefix override the
+	// model's known prefixes: "" keeps them, "none" sends no prefix.
+	EmbeddingsQueryPrefix    string
+	EmbeddingsDocumentPrefix string
+	// EmbeddingsBundledURL is the bundled embedder's URL (compose's
+	// profile "meaning"), used when its host resolves and no
+	// EmbeddingsURL is set.
+	EmbeddingsBundledURL string
+	// lookupHost resolves the bundled embedder's host (net's resolver
+	// unless a test sets it).
+	lookupHost func(ctx context.Context, host string) ([]string, error)
 
 	// Notebook scopes (notebookscope settings): stdio's, the static MCP
 	// token's and the Actions token's. Unset: every notebook.
@@ -123,6 +135,9 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 		"when set, note text is sent there to search by meaning. Off when empty: nothing leaves the machine")
 	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", "", "embedding model name sent to --embeddings-url (e.g. nomic-embed-text)")
 	fs.StringVar(&c.EmbeddingsKeyFile, "embeddings-key-file", "", "file (mode 0600) holding the key sent to --embeddings-url as a bearer token; none when empty")
+	fs.StringVar(&c.EmbeddingsQueryPrefix, "embeddings-query-prefix", "", "text put before every search query sent to the model (e.g. \"query: \"); empty: the model's known prefix (docs/search-index.md), none: no prefix")
+	fs.StringVar(&c.EmbeddingsBundledURL, "embeddings-bundled-url", "", "base URL of the bundled embedder (compose sets http://embedder:8090/v1): used, with its model, when its host resolves (the profile \"meaning\" runs it) and --embeddings-url is empty")
+	fs.StringVar(&c.EmbeddingsDocumentPrefix, "embeddings-document-prefix", "", "text put before every note chunk sent to the model (e.g. \"passage: \"); empty: the model's known prefix, none: no prefix. A change re-embeds every note")
 	if withHTTP {
 		bindNotebookFlags(fs, &c.MCPNotebooks, &c.MCPWriteNotebooks, "mcp-", "the static MCP bearer token")
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")

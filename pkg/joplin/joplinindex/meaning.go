@@ -14,9 +14,13 @@ import (
 )
 
 // Embedder turns texts into vectors: an embedding provider (pkg/embed).
+// Embed embeds documents (chunks of notes), EmbedQuery a search query;
+// each puts its prefix (Prefixes) before the text.
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	Model() string
+	Prefixes() embed.Prefixes
 }
 
 // MeaningConfig turns search by meaning on: chunks of every note are
@@ -48,9 +52,14 @@ const (
 
 // MeaningStatus is what joplin_status reports of search by meaning.
 type MeaningStatus struct {
-	State     string `json:"state" schema:"enum=off|starting|embedding|ready|paused|failed"`
-	Model     string `json:"model,omitempty" schema:"max=200"`
-	Dimension int    `json:"dimension,omitempty" schema:"min=0,max=1000000"`
+	State string `json:"state" schema:"enum=off|starting|embedding|ready|paused|failed"`
+	Model string `json:"model,omitempty" schema:"max=200"`
+	// QueryPrefix and DocumentPrefix are put before each query and each
+	// chunk sent to the model (the model's known prefixes, or the
+	// operator's --embeddings-query-prefix/--embeddings-document-prefix).
+	QueryPrefix    string `json:"query_prefix" schema:"max=1000"`
+	DocumentPrefix string `json:"document_prefix" schema:"max=1000"`
+	Dimension      int    `json:"dimension,omitempty" schema:"min=0,max=1000000"`
 	// Chunks with text; Done embedded; Pending to embed (notes not yet
 	// chunked not counted: NotesPending); Refused by the provider (too
 	// long even when cut).
@@ -102,7 +111,8 @@ func newMeaning(cfg MeaningConfig) *meaning {
 		cfg.MaxBackoff = 5 * time.Minute
 	}
 	return &meaning{cfg: cfg, kick: make(chan struct{}, 1), cache: newQueryCache(256),
-		status: MeaningStatus{State: MeaningStarting, Model: cfg.Provider.Model()}}
+		status: MeaningStatus{State: MeaningStarting, Model: cfg.Provider.Model(),
+			QueryPrefix: cfg.Provider.Prefixes().Query, DocumentPrefix: cfg.Provider.Prefixes().Document}}
 }
 
 // forget drops the vectors held in memory (the index is rebuilt: its
@@ -276,18 +286,27 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	return !idle && chunked+embedded > 0, nil
 }
 
-// checkModel clears the vectors when the configured model differs from
-// the one that made them, and loads the stored vectors into memory once.
+// checkModel clears the vectors when the configured model, or the prefix
+// put before documents, differs from what made them, and loads the stored
+// vectors into memory once. (A query prefix changes no stored vector: a
+// new one holds from the next query on.)
 func (x *Indexer) checkModel(ctx context.Context, ix *searchindex.Index) error {
 	m := x.meaning
-	model := m.cfg.Provider.Model()
+	model, prefix := m.cfg.Provider.Model(), m.cfg.Provider.Prefixes().Document
 	stored, err := ix.Meta(ctx, "embed_model")
 	if err != nil {
 		return err
 	}
-	if stored != model {
-		if stored != "" {
+	storedPrefix, err := ix.Meta(ctx, "embed_document_prefix")
+	if err != nil {
+		return err
+	}
+	if stored != model || storedPrefix != prefix {
+		switch {
+		case stored != "" && stored != model:
 			x.cfg.Log.Info("search by meaning: the embedding model changed; re-embedding every note in the background", "was", stored, "now", model)
+		case stored != "":
+			x.cfg.Log.Info("search by meaning: the document prefix changed; re-embedding every note in the background", "was", storedPrefix, "now", prefix)
 		}
 		if err := ix.ClearVectors(ctx); err != nil {
 			return err
@@ -296,6 +315,9 @@ func (x *Indexer) checkModel(ctx context.Context, ix *searchindex.Index) error {
 			return err
 		}
 		if err := ix.SetMeta(ctx, "embed_model", model); err != nil {
+			return err
+		}
+		if err := ix.SetMeta(ctx, "embed_document_prefix", prefix); err != nil {
 			return err
 		}
 		m.mu.Lock()
