@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
@@ -51,10 +52,20 @@ func newScopedHarnessAt(t testing.TB, url, tf string) *scopedHarness {
 // newScopedMeaningHarness is newScopedHarnessAt with search by meaning set
 // up by m.
 func newScopedMeaningHarness(t testing.TB, url, tf string, m joplinindex.MeaningConfig) *scopedHarness {
+	return newScopedHarnessWith(t, url, tf, m, "")
+}
+
+// newScopedHarnessWith is newScopedMeaningHarness with, when stateDir is
+// set, the Joplin identity guard keeping its record there (as the service
+// does: a new harness on the same stateDir is a restart).
+func newScopedHarnessWith(t testing.TB, url, tf string, m joplinindex.MeaningConfig, stateDir string) *scopedHarness {
 	t.Helper()
 	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: time.Second})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stateDir != "" {
+		c.SetGuard(identity.New(c, stateDir, nil))
 	}
 	built := make(chan string, 1000)
 	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
@@ -72,6 +83,10 @@ func newScopedMeaningHarness(t testing.TB, url, tf string, m joplinindex.Meaning
 	}
 	return &scopedHarness{c: c, ex: ex, x: x, view: view, built: built}
 }
+
+// own is the context of requests the tests make of Joplin directly, as
+// notebridge's own work: the view refuses a context without a principal.
+var own = principal.With(context.Background(), principal.System())
 
 // buildIndex builds the search index from what Joplin holds now.
 func (h *scopedHarness) buildIndex(t testing.TB) {

@@ -1,7 +1,6 @@
 package joplinops_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"slices"
@@ -65,7 +64,7 @@ func seedWorld(t testing.TB, h *scopedHarness) world {
 		id[k[0]] = joplin.NewID()
 		rev := map[string]any{"id": id[k[0]], "item_type": 1, "item_id": id[k[1]], "item_updated_time": 1_700_000_000_000,
 			"title_diff": "", "body_diff": "", "metadata_diff": `{"new":{},"deleted":[]}`, "encryption_applied": 0}
-		if err := h.c.Write(context.Background(), "POST", "/revisions", nil, rev, nil); err != nil {
+		if err := h.c.Write(own, "POST", "/revisions", nil, rev, nil); err != nil {
 			t.Fatalf("plant revision: %v", err)
 		}
 	}
