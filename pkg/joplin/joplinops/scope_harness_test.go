@@ -133,11 +133,16 @@ func (h *scopedHarness) callers(t testing.TB, sc notebookscope.Scope) []caller {
 	}
 }
 
+// ownerCall calls op as the unlimited owner.
+func (h *scopedHarness) ownerCall(op string, args map[string]any) (json.RawMessage, *domainerr.Error) {
+	b, _ := json.Marshal(args)
+	return h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, op, b)
+}
+
 // owner calls op as the unlimited owner and decodes the result into out.
 func (h *scopedHarness) owner(t testing.TB, op string, args map[string]any, out any) {
 	t.Helper()
-	b, _ := json.Marshal(args)
-	res, derr := h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, op, b)
+	res, derr := h.ownerCall(op, args)
 	if derr != nil {
 		t.Fatalf("%s as the owner: %v %v", op, derr, derr.Details)
 	}

@@ -24,11 +24,12 @@ func rawClient(t testing.TB, url, tf string) *joplin.Client {
 	return c
 }
 
-// rawCreate creates an object of kind ("folders", "notes") directly.
-func rawCreate(t testing.TB, c *joplin.Client, kind string, body map[string]any) string {
+// rawCreate creates an object of kind ("folders", "notes", "tags")
+// directly, under ctx.
+func rawCreate(t testing.TB, c *joplin.Client, kind string, body map[string]any, ctx context.Context) string {
 	t.Helper()
 	var out struct{ ID string }
-	if err := c.Write(context.Background(), "POST", "/"+kind, nil, body, &out); err != nil || out.ID == "" {
+	if err := c.Write(ctx, "POST", "/"+kind, nil, body, &out); err != nil || out.ID == "" {
 		t.Fatalf("seed %s: %v", kind, err)
 	}
 	return out.ID
@@ -44,10 +45,10 @@ func rawCreate(t testing.TB, c *joplin.Client, kind string, body map[string]any)
 func TestScopedFirstCallerAfterRestartLocksNobodyOut(t *testing.T) {
 	_, url, tf := joplinfake.Serve(t, token)
 	raw := rawClient(t, url, tf)
-	archive := rawCreate(t, raw, "folders", map[string]any{"title": "Archive"})
+	archive := rawCreate(t, raw, "folders", map[string]any{"title": "Archive"}, context.Background())
 	oldNotes := []string{
-		rawCreate(t, raw, "notes", map[string]any{"title": "old one", "parent_id": archive}),
-		rawCreate(t, raw, "notes", map[string]any{"title": "old two", "parent_id": archive}),
+		rawCreate(t, raw, "notes", map[string]any{"title": "old one", "parent_id": archive}, context.Background()),
+		rawCreate(t, raw, "notes", map[string]any{"title": "old two", "parent_id": archive}, context.Background()),
 	}
 	state := t.TempDir()
 	first := newScopedHarnessWith(t, url, tf, joplinindex.MeaningConfig{}, state)
