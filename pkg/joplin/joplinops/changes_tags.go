@@ -86,6 +86,9 @@ func (o *Ops) createPlannedTags(ctx context.Context, notes []receipts.Note) erro
 // some notebooks, a tag it cannot see with that title is reused
 // (invisibleTag).
 func (o *Ops) postTag(ctx context.Context, title string) (Tag, error) {
+	if err := o.mayCreateTag(ctx); err != nil {
+		return Tag{}, err
+	}
 	if reused, ok, err := o.invisibleTag(ctx, title); ok || err != nil {
 		return reused, err
 	}

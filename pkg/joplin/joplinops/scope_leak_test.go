@@ -114,7 +114,7 @@ var leakMatrix = map[string][]variant{
 	"create_tag":       {{"title": "secret-tag"}, {"title": "fresh"}, {"title": "shared"}},
 	"update_tag":       {{"id": "$secretTag", "title": "renamed"}, {"id": "$sharedTag", "title": "renamed"}},
 	"delete_tag":       {{"id": "$secretTag"}, {"id": "$sharedTag"}},
-	"tag_note": {{"note_id": "$out", "tag_id": "$sharedTag"}, {"note_id": "$inboxNote", "tag_id": "$sharedTag"},
+	"tag_note": {{"note_id": "$out", "tag_id": "$sharedTag"}, {"note_id": "$inboxNote", "tag_id": "$sharedTag"}, {"note_id": "$inboxNote", "tag_id": "$secretTag"},
 		{"note_id": "$inboxNote", "tag": "secret-tag"}, {"note_id": "$inboxNote", "tag": "secret-tag", "create": true}},
 	"untag_note":           {{"note_id": "$out", "tag_id": "$sharedTag"}, {"note_id": "$in", "tag_id": "$sharedTag"}},
 	"list_resources":       {{}},
