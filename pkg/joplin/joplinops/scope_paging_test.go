@@ -23,7 +23,11 @@ var onlyW = notebookscope.New(notebookscope.Only("W"), notebookscope.Only("W"))
 // A caller limited to W gets b as a's backlink and c in the trash on every
 // surface: the scan goes on past the page the scope emptied.
 func TestScopedScanPastAPageOfHiddenNotes(t *testing.T) {
-	h := newScopedHarness(t)
+	checkScanPastHiddenPage(t, newScopedHarness(t))
+}
+
+// checkScanPastHiddenPage is TestScopedScanPastAPageOfHiddenNotes on h.
+func checkScanPastHiddenPage(t *testing.T, h *scopedHarness) {
 	other := h.ownerID(t, "create_notebook", map[string]any{"title": "Other"})
 	for i := range 100 {
 		rawCreate(t, h.c, "notes", map[string]any{"title": fmt.Sprint("other ", i), "parent_id": other}, own)
