@@ -9,8 +9,9 @@
 // (UNAUTHENTICATED): the notebook layer fails closed as the executor does.
 //
 // Visibility: a note is visible when its notebook is in the read scope; a
-// notebook when it is; a tag when it is on a visible note or on no note; a
-// resource when a visible note links to it. Membership is resolved at
+// notebook when it is; a tag when it is on a visible note, on no note, or
+// claimed by the caller's scope (Claim); a resource when a visible note
+// links to it. Membership is resolved at
 // call time from the notebook tree, cached until a write or a sync changes
 // a notebook.
 package scopeview
