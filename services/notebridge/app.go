@@ -123,6 +123,9 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	// Every request an operation makes of Joplin passes the caller's
 	// notebook scope.
 	view := scopeview.Install(jc, limits.MaxScan, syncState.Generation)
+	if err := view.KeepClaimsIn(c.StateDir); err != nil {
+		log.Warn("notebook scopes: the tags reused by limited callers", "err", err)
+	}
 	reg, err := toolsets.Build(toolsets.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
 		JoplinView: view,

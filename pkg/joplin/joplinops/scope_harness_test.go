@@ -72,6 +72,11 @@ func newScopedHarnessWith(t testing.TB, url, tf string, m joplinindex.MeaningCon
 		Applied: func(what string) { built <- what }, Meaning: m})
 	t.Cleanup(func() { x.Close() })
 	view := scopeview.Install(c, joplinops.DefaultLimits.MaxScan, nil)
+	if stateDir != "" {
+		if err := view.KeepClaimsIn(stateDir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),
 		joplinops.WithNotebookView(view), joplinops.WithReceiptDir(t.TempDir(), receipts.DefaultLimits))...)
 	if err != nil {

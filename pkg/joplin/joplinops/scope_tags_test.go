@@ -1,12 +1,17 @@
 package joplinops_test
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // readOnlyWork reads Work and writes nothing.
@@ -92,3 +97,31 @@ func tagStory(t *testing.T, who caller, w world, title string) []string {
 var times = regexp.MustCompile(`"(created|updated)_time":[0-9]+`)
 
 func stripTimes(s string) string { return times.ReplaceAllString(s, "") }
+
+// TestReusedTagStaysFreshAcrossARestart: the view keeps the tags a scope
+// claimed in the state directory, so after a restart the reused hidden tag
+// still answers as the fresh, empty tag the caller made.
+func TestReusedTagStaysFreshAcrossARestart(t *testing.T) {
+	_, url, tf := joplinfake.Serve(t, token)
+	state := t.TempDir()
+	h := newScopedHarnessWith(t, url, tf, joplinindex.MeaningConfig{}, state)
+	w := seedWorld(t, h)
+	res, derr := h.callers(t, scopeOfWorld)[3].call("create_tag", map[string]any{"title": "Secret-Tag"})
+	if derr != nil || !strings.Contains(string(res), w.ids["$secretTag"]) {
+		t.Fatalf("reuse: %s %v", res, derr)
+	}
+	if fi, err := os.Stat(filepath.Join(state, scopeview.ClaimsFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("claims file: %v %v", fi, err)
+	}
+	h = newScopedHarnessWith(t, url, tf, joplinindex.MeaningConfig{}, state) // a restart
+	for _, who := range h.callers(t, scopeOfWorld) {
+		res, derr := who.call("list_tags", map[string]any{})
+		if derr != nil || !strings.Contains(string(res), `{"id":"`+w.ids["$secretTag"]+`","title":"Secret-Tag"}`) {
+			t.Errorf("%s: list_tags after a restart: %s %v", who.name, res, derr)
+		}
+		res, derr = who.call("list_notes", map[string]any{"tag_id": w.ids["$secretTag"]})
+		if derr != nil || strings.Contains(string(res), w.ids["$out"]) {
+			t.Errorf("%s: list_notes by the reused tag after a restart: %s %v", who.name, res, derr)
+		}
+	}
+}

@@ -202,7 +202,9 @@ func (o *Ops) invisibleTag(ctx context.Context, title string) (Tag, bool, error)
 		return Tag{}, false, err
 	}
 	t := Tag{ID: all[0].ID, Title: strings.TrimSpace(title)}
-	o.view.Claim(ctx, t.ID, t.Title)
+	if err := o.view.Claim(ctx, t.ID, t.Title); err != nil {
+		return Tag{}, false, err
+	}
 	return t, true, nil
 }
 

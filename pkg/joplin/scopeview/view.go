@@ -51,8 +51,10 @@ type View struct {
 	gen      int64           // the sync generation the tree was read at
 	resolved map[string]sets // scope key → its sets in tree
 	// claims holds, by scope key, the tags a caller of that scope created
-	// by reusing one it could not see, with the title it gave (Claim).
-	claims map[string]map[string]string
+	// by reusing one it could not see, with the title it gave (Claim);
+	// claimsPath, when set, keeps them across restarts (KeepClaimsIn).
+	claims     map[string]map[string]string
+	claimsPath string
 }
 
 // sets is one scope resolved in one tree.
@@ -211,34 +213,6 @@ func (v *View) MayCreateShared(ctx context.Context) error {
 		return notWritable()
 	}
 	return nil
-}
-
-// Claim records that ctx's caller created the tag id, titled title, by
-// reusing a tag it could not see (Joplin keeps one tag per title). From
-// then on, callers of its scope see that tag as the fresh tag they made:
-// visible, titled title, holding only the notes they see.
-func (v *View) Claim(ctx context.Context, id, title string) {
-	sc, limited, err := scopeOf(ctx)
-	if err != nil || !limited {
-		return
-	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if v.claims == nil {
-		v.claims = map[string]map[string]string{}
-	}
-	if v.claims[sc.Key()] == nil {
-		v.claims[sc.Key()] = map[string]string{}
-	}
-	v.claims[sc.Key()][id] = title
-}
-
-// claimed returns the title sc's callers gave tag id, when they claimed it.
-func (v *View) claimed(sc notebookscope.Scope, id string) (string, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	title, ok := v.claims[sc.Key()][id]
-	return title, ok
 }
 
 // Tree returns the whole notebook tree, trashed notebooks included: what
