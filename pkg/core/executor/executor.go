@@ -100,8 +100,8 @@ func (e *Executor) Registry() *registry.Registry { return e.reg }
 
 // Call runs operation name for caller p on transport t. It returns the
 // encoded result object (always valid JSON), or a domain error; never both.
-// A call without a principal (the zero Principal) is refused before
-// anything else is looked at.
+// A call without an agent principal (the zero Principal, or notebridge's
+// own System) is refused before anything else is looked at.
 func (e *Executor) Call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
 	return e.call(ctx, p, t, name, args, -1)
 }
@@ -116,7 +116,7 @@ func (e *Executor) CallScanned(ctx context.Context, p principal.Principal, t reg
 // call is Call; depth is the arguments' nesting when already known, or
 // negative to have checkDepth measure it.
 func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage, depth int) (json.RawMessage, *domainerr.Error) {
-	if !p.Known() {
+	if !p.Agent() {
 		return nil, unauthenticated()
 	}
 	op, ok := e.reg.Lookup(name)
@@ -196,9 +196,9 @@ func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.T
 // call (MCP over HTTP: 403 with an insufficient_scope challenge). It
 // returns nil when p may call name, INSUFFICIENT_SCOPE with details.scope
 // when its grant lacks the scope, UNAUTHENTICATED for the zero Principal
-// and UNKNOWN_OPERATION for a name the registry lacks.
+// and System, and UNKNOWN_OPERATION for a name the registry lacks.
 func (e *Executor) Authorize(p principal.Principal, name string) *domainerr.Error {
-	if !p.Known() {
+	if !p.Agent() {
 		return unauthenticated()
 	}
 	op, ok := e.reg.Lookup(name)

@@ -18,6 +18,9 @@ type problem struct {
 // some notebooks, a tag it cannot see with that title is reused
 // (invisibleTag).
 func (o *Ops) postTag(ctx context.Context, title string) (Tag, error) {
+	if err := o.mayCreateTag(ctx); err != nil {
+		return Tag{}, err
+	}
 	if reused, ok, err := o.invisibleTag(ctx, title); ok || err != nil {
 		return reused, err
 	}

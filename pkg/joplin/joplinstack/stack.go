@@ -69,5 +69,11 @@ func New(cfg Config) (*Stack, error) {
 	// Every request an operation makes of Joplin passes the caller's
 	// notebook scope.
 	s.View = scopeview.Install(jc, cfg.MaxScan, s.SyncState.Generation)
+	// The tags limited callers made by reusing a title they could not see
+	// stay theirs across restarts. A damaged record hides them again
+	// (fail closed), which is worth a warning, not a refusal to start.
+	if err := s.View.KeepClaimsIn(cfg.StateDir); err != nil && cfg.Log != nil {
+		cfg.Log.Warn("notebook scopes: the tags reused by limited callers", "err", err)
+	}
 	return s, nil
 }

@@ -3,12 +3,15 @@
 // makes, refuses the ones about objects outside the caller's notebooks
 // (answering exactly as Joplin does for a missing object) and removes such
 // objects from every answer. The caller is the principal the executor puts
-// in the context; a context without one is notebridge itself (the search
-// index, the identity guard) and sees everything.
+// in the context; notebridge's own work (the search index, the identity
+// guard, sync status) carries principal.System and sees everything, as an
+// unlimited caller does. A context carrying no principal at all is refused
+// (UNAUTHENTICATED): the notebook layer fails closed as the executor does.
 //
 // Visibility: a note is visible when its notebook is in the read scope; a
-// notebook when it is; a tag when it is on a visible note or on no note; a
-// resource when a visible note links to it. Membership is resolved at
+// notebook when it is; a tag when it is on a visible note, on no note, or
+// claimed by the caller's scope (Claim); a resource when a visible note
+// links to it. Membership is resolved at
 // call time from the notebook tree, cached until a write or a sync changes
 // a notebook.
 package scopeview
@@ -47,6 +50,11 @@ type View struct {
 	loadedAt time.Time
 	gen      int64           // the sync generation the tree was read at
 	resolved map[string]sets // scope key → its sets in tree
+	// claims holds, by scope key, the tags a caller of that scope created
+	// by reusing one it could not see, with the title it gave (Claim);
+	// claimsPath, when set, keeps them across restarts (KeepClaimsIn).
+	claims     map[string]map[string]string
+	claimsPath string
 }
 
 // sets is one scope resolved in one tree.
@@ -78,20 +86,28 @@ func (v *View) Invalidate() {
 	v.mu.Unlock()
 }
 
-// scopeOf returns the notebook scope of ctx's caller; limited is false for
-// an unlimited one and for notebridge's own requests (no principal).
-func scopeOf(ctx context.Context) (sc notebookscope.Scope, limited bool) {
-	p, ok := principal.From(ctx)
-	if !ok {
-		return notebookscope.Scope{}, false
-	}
-	sc = p.Notebooks()
-	return sc, !sc.Unlimited()
+// noCaller is the refusal of a Joplin request whose context carries no
+// principal: no agent caller and not notebridge's own work (System).
+func noCaller() error {
+	return domainerr.New(domainerr.Unauthenticated, "this Joplin request carries no caller, so notebridge refuses it")
 }
 
-// Limited reports whether ctx's caller is limited to some notebooks.
+// scopeOf returns the notebook scope of ctx's caller; limited is false for
+// an unlimited caller and for notebridge's own work (principal.System). A
+// context without a principal is refused (noCaller).
+func scopeOf(ctx context.Context) (sc notebookscope.Scope, limited bool, err error) {
+	p, ok := principal.From(ctx)
+	if !ok {
+		return notebookscope.Scope{}, true, noCaller()
+	}
+	sc = p.Notebooks()
+	return sc, !sc.Unlimited(), nil
+}
+
+// Limited reports whether ctx's caller is limited to some notebooks; a
+// context without a principal counts as limited (it is refused).
 func Limited(ctx context.Context) bool {
-	_, limited := scopeOf(ctx)
+	_, limited, _ := scopeOf(ctx)
 	return limited
 }
 
@@ -181,6 +197,24 @@ func (v *View) reloadFor(ctx context.Context, sc notebookscope.Scope, tree *note
 	return s, true, err
 }
 
+// MayCreateShared refuses, before any lookup, a caller that may write no
+// notebook at all: the NOTEBOOK_NOT_WRITABLE Admit gives its POST /tags, so
+// that whether a title is taken outside its scope never shows.
+func (v *View) MayCreateShared(ctx context.Context) error {
+	sc, limited, err := scopeOf(ctx)
+	if err != nil || !limited {
+		return err
+	}
+	s, _, err := v.resolve(ctx, sc)
+	if err != nil {
+		return err
+	}
+	if s.write.Empty() {
+		return notWritable()
+	}
+	return nil
+}
+
 // Tree returns the whole notebook tree, trashed notebooks included: what
 // the owner chooses from on the consent page.
 func (v *View) Tree(ctx context.Context) (*notebookscope.Tree, error) {
@@ -200,7 +234,10 @@ type Scope struct {
 // Of resolves the scope of ctx's caller now. An unlimited caller gets
 // All.
 func (v *View) Of(ctx context.Context) (Scope, error) {
-	sc, limited := scopeOf(ctx)
+	sc, limited, err := scopeOf(ctx)
+	if err != nil {
+		return Scope{}, err
+	}
 	if !limited {
 		return Scope{All: true}, nil
 	}
@@ -212,14 +249,15 @@ func (v *View) Of(ctx context.Context) (Scope, error) {
 }
 
 // Admit implements joplin.View.
+// /ping reveals nothing and passes for every context.
 func (v *View) Admit(ctx context.Context, r *joplin.Request) error {
-	sc, limited := scopeOf(ctx)
-	if !limited {
-		return nil
-	}
 	parts := strings.Split(strings.Trim(r.Path, "/"), "/")
 	if parts[0] == "ping" {
 		return nil
+	}
+	sc, limited, err := scopeOf(ctx)
+	if err != nil || !limited {
+		return err
 	}
 	s, tree, err := v.resolve(ctx, sc)
 	if err != nil {
@@ -231,12 +269,15 @@ func (v *View) Admit(ctx context.Context, r *joplin.Request) error {
 
 // Narrow implements joplin.View.
 func (v *View) Narrow(ctx context.Context, r joplin.Request, answer []byte) ([]byte, error) {
-	sc, limited := scopeOf(ctx)
-	if !limited {
-		return answer, nil
-	}
 	parts := strings.Split(strings.Trim(r.Path, "/"), "/")
 	if parts[0] == "ping" {
+		return answer, nil
+	}
+	sc, limited, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !limited {
 		return answer, nil
 	}
 	s, tree, err := v.resolve(ctx, sc)
