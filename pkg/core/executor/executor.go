@@ -255,6 +255,10 @@ func (e *Executor) classify(name string, err error) *domainerr.Error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return domainerr.Retryable(domainerr.Cancelled, "the operation was cancelled or timed out")
 	}
+	if de, ok := storageFull(err); ok {
+		e.log.Error("operation failed: no space for the state directory", "operation", name, "err", err)
+		return de
+	}
 	e.log.Error("operation failed", "operation", name, "err", err)
 	return domainerr.New(domainerr.Internal, "internal error")
 }
