@@ -153,6 +153,9 @@ func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.T
 	if err := validateInput(ctx, in, args); err != nil {
 		return nil, err
 	}
+	if err := checkText(args); err != nil {
+		return nil, err
+	}
 	select {
 	case e.slots <- struct{}{}:
 	default:
