@@ -62,6 +62,10 @@ type MeaningStatus struct {
 	// FailedRequests counts provider requests that failed since start.
 	FailedRequests int    `json:"failed_requests" schema:"min=0,max=2147483648"`
 	Error          string `json:"error,omitempty" schema:"max=2000"`
+	// NextTry, while paused or failed, is when the embedder asks the
+	// provider again (RFC 3339, UTC): after a change of dimension, the
+	// longest backoff (5 minutes by default).
+	NextTry string `json:"next_try,omitempty" schema:"max=40"`
 }
 
 // meaning is the state of search by meaning.
@@ -206,6 +210,7 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 	}
 	changed := m.status.State != state
 	m.status.State, m.status.Error = state, err.Error()
+	m.status.NextTry = time.Now().Add(wait).UTC().Format(time.RFC3339)
 	m.status.FailedRequests++
 	m.downTill = time.Now().Add(min(wait, 10*time.Second))
 	m.mu.Unlock()
@@ -241,7 +246,7 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	m := x.meaning
 	m.mu.Lock()
 	m.status.Chunks, m.status.Done, m.status.Pending, m.status.Refused = counts.Chunks, counts.Done, counts.Pending, counts.Failed
-	m.status.NotesPending, m.status.Error = unchunked, ""
+	m.status.NotesPending, m.status.Error, m.status.NextTry = unchunked, "", ""
 	idle := counts.Pending == 0 && unchunked == 0
 	was := m.status.State
 	if embedded > 0 { // the provider answered
