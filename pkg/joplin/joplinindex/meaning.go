@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -66,6 +67,9 @@ type MeaningStatus struct {
 	// provider again (RFC 3339, UTC): after a change of dimension, the
 	// longest backoff (5 minutes by default).
 	NextTry string `json:"next_try,omitempty" schema:"max=40"`
+	// Repaired says when and why the stored vectors were found damaged
+	// and embedded again (a copy of the damaged index kept beside it).
+	Repaired string `json:"repaired,omitempty" schema:"max=500"`
 }
 
 // meaning is the state of search by meaning.
@@ -172,6 +176,9 @@ func (x *Indexer) embedLoop(ctx context.Context) {
 			switch {
 			case ctx.Err() != nil:
 				return
+			case searchindex.IsCorrupt(err):
+				x.vectorsDamaged(ctx, ix, err)
+				wait = 0
 			case err != nil:
 				failures++
 				wait, kick = x.meaningTrouble(err, failures), nil // writes do not cut the backoff short
@@ -219,6 +226,33 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 		x.signal("meaning " + state)
 	}
 	return wait
+}
+
+// vectorsDamaged handles stored vectors that cannot be read back (a row
+// of the wrong type or size) as the index handles a damaged file, without
+// blaming the provider: a copy of the index is kept beside it (.bad), the
+// vectors are cleared and every chunk embedded again, and joplin_status
+// says so (index.meaning.repaired).
+func (x *Indexer) vectorsDamaged(ctx context.Context, ix *searchindex.Index, cause error) {
+	kept := ix.Path() + ".bad"
+	x.cfg.Log.Warn("search by meaning: the stored vectors are damaged; embedding every note again", "err", cause, "kept_as", kept)
+	os.Remove(kept) // the copy of an earlier damage
+	if err := ix.CopyTo(ctx, kept); err != nil {
+		x.cfg.Log.Error("search by meaning: cannot keep a copy of the damaged index", "err", err)
+	}
+	if err := ix.ClearVectors(ctx); err != nil {
+		x.meaningTrouble(err, 1)
+		return
+	}
+	m := x.meaning
+	m.mu.Lock()
+	m.store, m.ready = nil, false
+	m.status.State, m.status.Error = MeaningEmbedding, ""
+	m.status.Repaired = time.Now().UTC().Format(time.RFC3339) +
+		": stored vectors were damaged (a value of the wrong type or size); a copy of the index is kept beside it as .bad and every note is embedded again"
+	m.mu.Unlock()
+	m.cache.clear()
+	x.signal("meaning repaired")
 }
 
 // embedStep does one round: the model check, chunking of changed notes,
@@ -339,13 +373,22 @@ func (x *Indexer) loadStore(ctx context.Context, ix *searchindex.Index, dim int)
 }
 
 // fillStore sets, in st, the embedded chunks of the notes given (nil: all).
+// A vector of another length than st's is a damaged row.
 func fillStore(ctx context.Context, ix *searchindex.Index, st *vecsearch.Store, rids []int64) error {
 	byNote := map[int64][]vecsearch.Entry{}
+	bad := 0
 	err := ix.NoteVectors(ctx, rids, func(rid int64, seq int, vec []int8, scale float32) {
+		if len(vec) != st.Dim() {
+			bad++
+			return
+		}
 		byNote[rid] = append(byNote[rid], vecsearch.Entry{Seq: seq, Vec: vec, Scale: scale})
 	})
 	if err != nil {
 		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("read embeddings: %d vectors of another length than %d: %w", bad, st.Dim(), searchindex.ErrBadRow)
 	}
 	for _, rid := range rids {
 		if _, ok := byNote[rid]; !ok {
