@@ -61,6 +61,9 @@ type Client struct {
 	// view, when set, narrows every request to what its caller may see
 	// (view.go).
 	view View
+	// breaker fails calls at once while Joplin is known to be down
+	// (breaker.go).
+	breaker *breaker
 }
 
 // Guard vets the Joplin behind the base URL (pkg/joplin/identity checks that it
@@ -118,10 +121,11 @@ func New(cfg Config) (*Client, error) {
 		ResponseHeaderTimeout: cfg.RequestTimeout,
 	}
 	return &Client{
-		base:  u,
-		token: &tokenFile{path: cfg.TokenFile},
-		http:  &http.Client{Transport: transport, CheckRedirect: noRedirects},
-		cfg:   cfg,
+		base:    u,
+		token:   &tokenFile{path: cfg.TokenFile},
+		http:    &http.Client{Transport: transport, CheckRedirect: noRedirects},
+		cfg:     cfg,
+		breaker: newBreaker(cfg),
 	}, nil
 }
 
@@ -280,10 +284,21 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			return nil, err
 		}
 	}
+	probe, err := c.breaker.enter()
+	if err != nil {
+		return nil, err
+	}
+	if probe {
+		defer c.breaker.leave()
+	}
 	deadline := time.Now().Add(c.cfg.AvailabilityWait)
 	backoff := 50 * time.Millisecond
 	for {
 		body, sent, err := c.once(ctx, r)
+		var unreachable *unreachableError
+		if err == nil || (sent && !errors.As(err, &unreachable)) {
+			c.breaker.answered() // Joplin answered, if only with an error
+		}
 		if err == nil {
 			if r.isWrite() {
 				c.wrote(ctx, r, body)
@@ -292,7 +307,6 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			}
 			return body, nil
 		}
-		var unreachable *unreachableError
 		if !errors.As(err, &unreachable) {
 			return nil, err
 		}
@@ -309,7 +323,8 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			// outage. The executor reports context errors as CANCELLED.
 			return nil, fmt.Errorf("joplin: request abandoned by the caller: %w", err)
 		}
-		if time.Now().Add(backoff).After(deadline) {
+		if probe || time.Now().Add(backoff).After(deadline) {
+			c.breaker.down()
 			return nil, domainerr.Retryable(domainerr.JoplinUnavailable, "Joplin is not reachable (%s)", unreachable.kind)
 		}
 		select {

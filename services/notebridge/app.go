@@ -91,6 +91,9 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if limits.MaxResourceBytes <= 0 {
 		return nil, errors.New("--max-resource-bytes must be positive")
 	}
+	if limits.MaxWholeBody = c.MaxWholeBody; limits.MaxWholeBody < 0 {
+		return nil, errors.New("--max-whole-body-bytes must not be negative (0: the default)")
+	}
 	okfRoots, err := okfops.ParseRoots(c.OKFRoots)
 	if err != nil {
 		return nil, fmt.Errorf("--okf-roots: %w", err)

@@ -40,6 +40,7 @@ type config struct {
 	MaxActive       int
 	MaxDepth        int
 	MaxResource     int64
+	MaxWholeBody    int
 	MemoryLimit     byteSize
 	OKFRoots        string
 
@@ -123,6 +124,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
 	fs.IntVar(&c.MaxDepth, "max-depth", executor.DefaultLimits.MaxDepth, "maximum JSON nesting of arguments")
 	fs.Int64Var(&c.MaxResource, "max-resource-bytes", joplinops.DefaultLimits.MaxResourceBytes, "maximum decoded size of one resource (raise --max-request-bytes to about 4/3 of it plus 1 MiB)")
+	fs.IntVar(&c.MaxWholeBody, "max-whole-body-bytes", joplinops.DefaultLimits.MaxWholeBody, "largest note body read whole on request (get_note view full, MCP resources/read); a larger one is RESPONSE_TOO_LARGE, read by section")
 	fs.Int64Var(&c.MaxRequestBytes, "max-request-bytes", int64(executor.DefaultLimits.MaxArgBytes), "maximum size of one request")
 	c.MemoryLimit = byteSize(executor.DefaultMemoryLimit)
 	fs.Var(&c.MemoryLimit, "memory-limit", "soft memory limit of the Go runtime, a `size` such as 64MiB or 1GiB, or off. "+

@@ -153,6 +153,9 @@ func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.T
 	if err := validateInput(ctx, in, args); err != nil {
 		return nil, err
 	}
+	if err := checkText(args); err != nil {
+		return nil, err
+	}
 	select {
 	case e.slots <- struct{}{}:
 	default:
@@ -254,6 +257,10 @@ func (e *Executor) classify(name string, err error) *domainerr.Error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return domainerr.Retryable(domainerr.Cancelled, "the operation was cancelled or timed out")
+	}
+	if de, ok := storageFull(err); ok {
+		e.log.Error("operation failed: no space for the state directory", "operation", name, "err", err)
+		return de
 	}
 	e.log.Error("operation failed", "operation", name, "err", err)
 	return domainerr.New(domainerr.Internal, "internal error")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -71,6 +72,13 @@ type MeaningStatus struct {
 	// FailedRequests counts provider requests that failed since start.
 	FailedRequests int    `json:"failed_requests" schema:"min=0,max=2147483648"`
 	Error          string `json:"error,omitempty" schema:"max=2000"`
+	// NextTry, while paused or failed, is when the embedder asks the
+	// provider again (RFC 3339, UTC): after a change of dimension, the
+	// longest backoff (5 minutes by default).
+	NextTry string `json:"next_try,omitempty" schema:"max=40"`
+	// Repaired says when and why the stored vectors were found damaged
+	// and embedded again (a copy of the damaged index kept beside it).
+	Repaired string `json:"repaired,omitempty" schema:"max=500"`
 }
 
 // meaning is the state of search by meaning.
@@ -178,6 +186,9 @@ func (x *Indexer) embedLoop(ctx context.Context) {
 			switch {
 			case ctx.Err() != nil:
 				return
+			case searchindex.IsCorrupt(err):
+				x.vectorsDamaged(ctx, ix, err)
+				wait = 0
 			case err != nil:
 				failures++
 				wait, kick = x.meaningTrouble(err, failures), nil // writes do not cut the backoff short
@@ -216,6 +227,7 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 	}
 	changed := m.status.State != state
 	m.status.State, m.status.Error = state, err.Error()
+	m.status.NextTry = time.Now().Add(wait).UTC().Format(time.RFC3339)
 	m.status.FailedRequests++
 	m.downTill = time.Now().Add(min(wait, 10*time.Second))
 	m.mu.Unlock()
@@ -224,6 +236,33 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 		x.signal("meaning " + state)
 	}
 	return wait
+}
+
+// vectorsDamaged handles stored vectors that cannot be read back (a row
+// of the wrong type or size) as the index handles a damaged file, without
+// blaming the provider: a copy of the index is kept beside it (.bad), the
+// vectors are cleared and every chunk embedded again, and joplin_status
+// says so (index.meaning.repaired).
+func (x *Indexer) vectorsDamaged(ctx context.Context, ix *searchindex.Index, cause error) {
+	kept := ix.Path() + ".bad"
+	x.cfg.Log.Warn("search by meaning: the stored vectors are damaged; embedding every note again", "err", cause, "kept_as", kept)
+	os.Remove(kept) // the copy of an earlier damage
+	if err := ix.CopyTo(ctx, kept); err != nil {
+		x.cfg.Log.Error("search by meaning: cannot keep a copy of the damaged index", "err", err)
+	}
+	if err := ix.ClearVectors(ctx); err != nil {
+		x.meaningTrouble(err, 1)
+		return
+	}
+	m := x.meaning
+	m.mu.Lock()
+	m.store, m.ready = nil, false
+	m.status.State, m.status.Error = MeaningEmbedding, ""
+	m.status.Repaired = time.Now().UTC().Format(time.RFC3339) +
+		": stored vectors were damaged (a value of the wrong type or size); a copy of the index is kept beside it as .bad and every note is embedded again"
+	m.mu.Unlock()
+	m.cache.clear()
+	x.signal("meaning repaired")
 }
 
 // embedStep does one round: the model check, chunking of changed notes,
@@ -251,7 +290,7 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	m := x.meaning
 	m.mu.Lock()
 	m.status.Chunks, m.status.Done, m.status.Pending, m.status.Refused = counts.Chunks, counts.Done, counts.Pending, counts.Failed
-	m.status.NotesPending, m.status.Error = unchunked, ""
+	m.status.NotesPending, m.status.Error, m.status.NextTry = unchunked, "", ""
 	idle := counts.Pending == 0 && unchunked == 0
 	was := m.status.State
 	if embedded > 0 { // the provider answered
@@ -356,13 +395,22 @@ func (x *Indexer) loadStore(ctx context.Context, ix *searchindex.Index, dim int)
 }
 
 // fillStore sets, in st, the embedded chunks of the notes given (nil: all).
+// A vector of another length than st's is a damaged row.
 func fillStore(ctx context.Context, ix *searchindex.Index, st *vecsearch.Store, rids []int64) error {
 	byNote := map[int64][]vecsearch.Entry{}
+	bad := 0
 	err := ix.NoteVectors(ctx, rids, func(rid int64, seq int, vec []int8, scale float32) {
+		if len(vec) != st.Dim() {
+			bad++
+			return
+		}
 		byNote[rid] = append(byNote[rid], vecsearch.Entry{Seq: seq, Vec: vec, Scale: scale})
 	})
 	if err != nil {
 		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("read embeddings: %d vectors of another length than %d: %w", bad, st.Dim(), searchindex.ErrBadRow)
 	}
 	for _, rid := range rids {
 		if _, ok := byNote[rid]; !ok {

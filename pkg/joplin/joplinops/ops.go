@@ -22,11 +22,28 @@ type Limits struct {
 	// MaxResourceBytes bounds the decoded size of one resource's content,
 	// uploaded or downloaded.
 	MaxResourceBytes int64
+	// MaxWholeBody bounds a body read whole on request (get_note and
+	// get_revision view "full", MCP resources/read); 0 means
+	// DefaultMaxWholeBody. Reads that do not ask for the whole body are
+	// cut at MaxInlineBody instead.
+	MaxWholeBody int
 }
+
+// DefaultMaxWholeBody is the default ceiling of a whole body: 1 MiB of
+// Markdown is some 250,000 tokens, beyond what an agent can use at once.
+const DefaultMaxWholeBody = 1 << 20
 
 // DefaultLimits suits personal notebooks of up to 100,000 notes and
 // resources of up to 10 MiB.
-var DefaultLimits = Limits{MaxScan: 100_000, MaxResourceBytes: 10 << 20}
+var DefaultLimits = Limits{MaxScan: 100_000, MaxResourceBytes: 10 << 20, MaxWholeBody: DefaultMaxWholeBody}
+
+// maxWholeBody is the ceiling of a whole body read on request.
+func (o *Ops) maxWholeBody() int {
+	if o.limits.MaxWholeBody > 0 {
+		return o.limits.MaxWholeBody
+	}
+	return DefaultMaxWholeBody
+}
 
 // Ops holds the state shared by the Joplin operations.
 type Ops struct {

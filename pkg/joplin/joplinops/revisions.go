@@ -111,7 +111,7 @@ func (o *Ops) getNoteRevision() registry.Operation {
 			return getRevisionOut{}, err
 		}
 		out := getRevisionOut{NoteID: in.NoteID, RevisionID: rev.ID, NoteUpdatedTime: rev.ItemUpdatedTime, Title: st.Title}
-		if out.Body, out.bodyView, err = viewBody(st.Body, in.View, in.Heading); err != nil {
+		if out.Body, out.bodyView, err = viewBody(st.Body, in.View, in.Heading, o.maxWholeBody()); err != nil {
 			return getRevisionOut{}, err
 		}
 		if in.Diff {
