@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // grant registers a client named name and runs the authorization with the
@@ -201,5 +203,77 @@ func TestOAuthOperatorRefusals(t *testing.T) {
 	}
 	if st, _ := s.listTools(access, h); st != 200 {
 		t.Fatalf("the kept grant: %d", st)
+	}
+}
+
+// TestOAuthOperatorListsGrantPastItsCode: `oauth grants` and `oauth
+// clients` keep showing a grant once its authorization code's 5 minutes
+// have passed (the state is aged by 6 minutes, as a clock moved on would
+// leave it), while its access token still works; the listing shows its
+// last use.
+func TestOAuthOperatorListsGrantPastItsCode(t *testing.T) {
+	s := startOAuthServer(t)
+	client, access, _ := s.grant("Aged client")
+	ageOAuthState(t, s.state, 6*time.Minute)
+	h := s.session(access)
+	if st, _ := s.listTools(access, h); st != 200 {
+		t.Fatalf("the aged grant's access token: %d", st)
+	}
+	out, errOut, code := runCLI(t, "oauth", "grants", "--state-dir", s.state)
+	var row []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == client {
+			row = f
+		}
+	}
+	if code != 0 || row == nil || row[len(row)-1] == "-" {
+		t.Fatalf("oauth grants once the code expired (want the grant, with its last use): %d %s %s", code, out, errOut)
+	}
+	out, _, _ = runCLI(t, "oauth", "clients", "--state-dir", s.state)
+	if !regexp.MustCompile(regexp.QuoteMeta(client) + `\s.*\s1\s+https://client\.example/cb`).MatchString(out) {
+		t.Fatalf("oauth clients once the code expired (want 1 grant): %s", out)
+	}
+}
+
+// ageOAuthState moves every expiry and request time of the state in
+// stateDir back by d, under the state's lock: the state a clock d later
+// would see.
+func ageOAuthState(t *testing.T, stateDir string, d time.Duration) {
+	t.Helper()
+	path := filepath.Join(stateDir, "oauth", "state.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	var age func(v any)
+	age = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok {
+					if tm, err := time.Parse(time.RFC3339Nano, s); err == nil && (k == "requested_at" || k == "created" || strings.Contains(k, "_")) {
+						v[k] = tm.Add(-d).Format(time.RFC3339Nano)
+						continue
+					}
+				}
+				age(x)
+			}
+		case []any:
+			for _, x := range v {
+				age(x)
+			}
+		}
+	}
+	age(st)
+	raw, _ = json.Marshal(st)
+	if err := os.WriteFile(path+".aged", raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".aged", path); err != nil {
+		t.Fatal(err)
 	}
 }
