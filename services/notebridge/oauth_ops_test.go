@@ -19,6 +19,13 @@ import (
 // owner passphrase; it returns the client and its tokens.
 func (s *oauthServer) grant(name string) (client, access, refresh string) {
 	s.t.Helper()
+	// Joplin is unreachable here: the page offers only "all notebooks".
+	return s.grantWith(name, "notes:read", url.Values{"all_notebooks": {"1"}})
+}
+
+// grantWith is grant for scopes, with the notebook boxes of choice.
+func (s *oauthServer) grantWith(name, scopes string, choice url.Values) (client, access, refresh string) {
+	s.t.Helper()
 	const origin, redirect = "https://notes.example.com", "https://client.example/cb"
 	resp, raw := s.send(http.MethodPost, "/oauth/register", `{"redirect_uris":["`+redirect+`"],"token_endpoint_auth_method":"none","client_name":"`+name+`"}`,
 		map[string]string{"Content-Type": "application/json"})
@@ -31,7 +38,7 @@ func (s *oauthServer) grant(name string) (client, access, refresh string) {
 	sum := sha256.Sum256([]byte(verifier))
 	q := url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {redirect},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
-		"state": {"ops-state-123"}, "scope": {"notes:read"}, "resource": {origin + "/mcp"}}.Encode()
+		"state": {"ops-state-123"}, "scope": {scopes}, "resource": {origin + "/mcp"}}.Encode()
 	resp, page := s.send(http.MethodGet, "/oauth/authorize?"+q, "", nil)
 	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
 	if resp.StatusCode != 200 || csrf == nil {
@@ -39,9 +46,11 @@ func (s *oauthServer) grant(name string) (client, access, refresh string) {
 	}
 	cookie, _, _ := strings.Cut(resp.Header.Get("Set-Cookie"), ";")
 	passphrase, _ := os.ReadFile(filepath.Join(s.state, "owner-passphrase"))
-	// Joplin is unreachable here: the page offers only "all notebooks".
-	approve := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"},
-		"all_notebooks": {"1"}}.Encode()
+	form := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"}}
+	for k, v := range choice {
+		form[k] = v
+	}
+	approve := form.Encode()
 	resp, _ = s.send(http.MethodPost, "/oauth/authorize?"+q, approve, map[string]string{
 		"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie, "Origin": origin})
 	loc, _ := url.Parse(resp.Header.Get("Location"))
