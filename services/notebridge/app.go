@@ -20,6 +20,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/scopepin"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/okf/okfops"
@@ -123,6 +124,8 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	// Every request an operation makes of Joplin passes the caller's
 	// notebook scope.
 	view := scopeview.Install(jc, limits.MaxScan, syncState.Generation)
+	// A notebook path in a scope stays the notebooks it first named.
+	view.SetPins(scopepin.Open(c.StateDir, log))
 	reg, err := toolsets.Build(toolsets.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
 		JoplinView: view,
