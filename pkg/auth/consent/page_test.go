@@ -35,6 +35,7 @@ type consentTest struct {
 	client string
 	now    time.Time
 	page   *Page
+	dir    string // the authorization server's state directory
 }
 
 func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
@@ -44,9 +45,9 @@ func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct.page = page
+	ct.page, ct.dir = page, t.TempDir()
 	as, err := oauthserver.New(oauthserver.Config{Issuer: "https://notes.example.com", Resource: "https://notes.example.com/mcp",
-		StateDir: t.TempDir(), Consent: page})
+		StateDir: ct.dir, Consent: page})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +68,14 @@ func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
 	return ct
 }
 
-func (ct *consentTest) query() string {
+func (ct *consentTest) query() string { return ct.queryFor("notes:read notes:write") }
+
+// queryFor is an authorization request for scopes.
+func (ct *consentTest) queryFor(scopes string) string {
 	sum := sha256.Sum256([]byte("verifier-verifier-verifier-verifier-verifier"))
 	return url.Values{"response_type": {"code"}, "client_id": {ct.client}, "redirect_uri": {redirect},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
-		"state": {"state-0123456789"}, "scope": {"notes:read notes:write"}}.Encode()
+		"state": {"state-0123456789"}, "scope": {scopes}}.Encode()
 }
 
 var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -66,7 +66,7 @@ func TestResourcesListChangedAfterANoteWrite(t *testing.T) {
 	srv := mcpadapter.NewServer(h.exec, registry.MCPStdio, "test")
 	h.env.Joplin.Observe(func(_ context.Context, w joplin.Write) {
 		if w.Kind == joplin.NoteSaved {
-			mcpadapter.NotifyResourcesChanged(srv)
+			mcpadapter.NotifyResourcesChanged(srv, func(principal.Principal) bool { return true })
 		}
 	})
 	c := mcptest.InProcessStdio(t, srv)

@@ -7,6 +7,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/scopepin"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
@@ -31,6 +32,10 @@ type notebookScopeOut struct {
 	All   bool     `json:"all"`
 	Read  []string `json:"read" schema:"max=@max_notebooks,itemmax=65536"`
 	Write []string `json:"write" schema:"max=@max_notebooks,itemmax=65536"`
+	// Mismatches are the configured notebook paths that no longer name
+	// the notebooks they named when the credential was configured; it
+	// still covers only those (covers: their paths now).
+	Mismatches []scopepin.Mismatch `json:"mismatches,omitempty" schema:"max=@max_notebooks"`
 }
 
 type statusIn struct{}
@@ -44,7 +49,7 @@ func (o *Ops) joplinStatus() registry.Operation {
 		}
 		out.Sync = o.syncStatus()
 		sc := o.callerScope(ctx)
-		out.Notebooks = &notebookScopeOut{All: sc.All, Read: nonNil(sc.ReadPaths), Write: nonNil(sc.WritePaths)}
+		out.Notebooks = &notebookScopeOut{All: sc.All, Read: nonNil(sc.ReadPaths), Write: nonNil(sc.WritePaths), Mismatches: sc.Mismatches}
 		if !sc.All && out.Sync.E2EE != nil {
 			// The container counts every notebook's items; count the
 			// caller's notes instead.

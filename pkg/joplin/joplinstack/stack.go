@@ -13,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/scopepin"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 )
@@ -69,6 +70,9 @@ func New(cfg Config) (*Stack, error) {
 	// Every request an operation makes of Joplin passes the caller's
 	// notebook scope.
 	s.View = scopeview.Install(jc, cfg.MaxScan, s.SyncState.Generation)
+	// A notebook path in a scope stays the notebooks it first named, so
+	// a rename cannot widen another credential's scope.
+	s.View.SetPins(scopepin.Open(cfg.StateDir, cfg.Log))
 	// The tags limited callers made by reusing a title they could not see
 	// stay theirs across restarts. A damaged record hides them again
 	// (fail closed), which is worth a warning, not a refusal to start.

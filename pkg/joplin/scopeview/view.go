@@ -8,6 +8,9 @@
 // unlimited caller does. A context carrying no principal at all is refused
 // (UNAUTHENTICATED): the notebook layer fails closed as the executor does.
 //
+// A scope given by path is read as the notebooks the path named when its
+// credential was configured, when pins are set (SetPins, scopepin).
+//
 // Visibility: a note is visible when its notebook is in the read scope; a
 // notebook when it is; a tag when it is on a visible note, on no note, or
 // claimed by the caller's scope (Claim); a resource when a visible note
@@ -27,6 +30,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/scopepin"
 )
 
 // maxFolders bounds the tree the view reads.
@@ -44,6 +48,9 @@ type View struct {
 	// generation, when set, counts completed syncs: a sync may have
 	// changed the tree.
 	generation func() (int64, bool)
+
+	// pins, when set, fixes path scopes to the notebooks they first named.
+	pins *scopepin.Pins
 
 	mu       sync.Mutex
 	tree     *notebookscope.Tree // nil: read it again
@@ -70,6 +77,11 @@ func Install(c *joplin.Client, maxScan int, generation func() (int64, bool)) *Vi
 	c.Observe(v.observe)
 	return v
 }
+
+// SetPins has the view read every scope given by path as the notebooks
+// the path named when its credential was configured (scopepin); call it
+// before the client is used.
+func (v *View) SetPins(p *scopepin.Pins) { v.pins = p }
 
 // observe drops the cached tree after a notebook write.
 func (v *View) observe(_ context.Context, w joplin.Write) {
@@ -126,6 +138,13 @@ func (v *View) resolve(ctx context.Context, sc notebookscope.Scope) (sets, *note
 			return sets{}, nil, err
 		}
 		tree = t
+	}
+	if v.pins != nil {
+		pinned, err := v.pins.Pin(ctx, sc, tree)
+		if err != nil {
+			return sets{}, nil, err
+		}
+		sc = pinned
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -229,6 +248,9 @@ type Scope struct {
 	All                   bool
 	Readable, Writable    notebookscope.Set
 	ReadPaths, WritePaths []string
+	// Mismatches are the configured paths that no longer name the
+	// notebooks they named (with pins set).
+	Mismatches []scopepin.Mismatch
 }
 
 // Of resolves the scope of ctx's caller now. An unlimited caller gets
@@ -245,7 +267,11 @@ func (v *View) Of(ctx context.Context) (Scope, error) {
 	if err != nil {
 		return Scope{}, err
 	}
-	return Scope{Readable: s.read, Writable: s.write, ReadPaths: tree.Paths(s.read), WritePaths: tree.Paths(s.write)}, nil
+	out := Scope{Readable: s.read, Writable: s.write, ReadPaths: tree.Paths(s.read), WritePaths: tree.Paths(s.write)}
+	if v.pins != nil {
+		out.Mismatches = v.pins.Mismatches(ctx, sc)
+	}
+	return out, nil
 }
 
 // Admit implements joplin.View.

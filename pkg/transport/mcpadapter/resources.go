@@ -57,6 +57,9 @@ type noteResources struct {
 	// pages holds each resources/list answer from the request hook, which
 	// can fail the request, to the result hook, which fills the answer.
 	pages sync.Map // pageKey → []mcp.Resource + cursor
+	// callers holds the caller of each registered session (the principal
+	// its registering request carried): who a change is told to.
+	callers sync.Map // session id → principal.Principal
 }
 
 type listed struct {
@@ -71,6 +74,12 @@ func resourceOptions(r *noteResources) []server.ServerOption {
 	hooks.AddOnRequestInitialization(r.beforeRequest)
 	hooks.AddAfterListResources(r.afterList)
 	hooks.AddBeforeReadResource(r.beforeRead)
+	hooks.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) {
+		if who, ok := principal.From(ctx); ok {
+			r.callers.Store(s.SessionID(), who)
+		}
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { r.callers.Delete(s.SessionID()) })
 	hooks.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
 		if method == mcp.MethodResourcesList {
 			r.pages.Delete(pageKey(ctx, id)) // the result hook will not run
@@ -300,9 +309,19 @@ func (r *noteResources) readAttachment(ctx context.Context, uri string) ([]mcp.R
 	return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: c.Mime, Blob: c.DataBase64}}, nil
 }
 
-// NotifyResourcesChanged tells every client of s that the note resources
-// changed (notifications/resources/list_changed); the bridge calls it when
-// a write it made changed a note.
-func NotifyResourcesChanged(s *Server) {
-	s.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationResourcesListChanged), nil)
+// NotifyResourcesChanged tells the clients of s that may see a change
+// that the note resources changed (notifications/resources/list_changed):
+// those whose session's caller sees reports true for. A session registered
+// without a caller is told nothing. The bridge calls it when a write it
+// made changed a note.
+func NotifyResourcesChanged(s *Server, sees func(principal.Principal) bool) {
+	if s.notes == nil {
+		return
+	}
+	s.notes.callers.Range(func(id, who any) bool {
+		if sees(who.(principal.Principal)) {
+			_ = s.mcp.SendNotificationToSpecificClient(id.(string), string(mcp.MethodNotificationResourcesListChanged), nil)
+		}
+		return true
+	})
 }
