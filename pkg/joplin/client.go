@@ -61,6 +61,8 @@ type Client struct {
 	// view, when set, narrows every request to what its caller may see
 	// (view.go).
 	view View
+	// exchanges are told how each exchange ended (exchange.go).
+	exchanges []func(Exchange)
 }
 
 // Guard vets the Joplin behind the base URL (pkg/joplin/identity checks that it
@@ -283,6 +285,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 	backoff := 50 * time.Millisecond
 	for {
 		body, sent, err := c.once(ctx, r)
+		c.exchanged(r.method, err)
 		if err == nil {
 			if r.isWrite() {
 				c.wrote(ctx, r, body)

@@ -57,20 +57,16 @@ type Log struct {
 	failures uint64
 }
 
-// Open opens (creating) the log in dir.
+// Open opens (creating) the log in dir. Only bad options are an error:
+// a directory or file that cannot be created or opened is the first write
+// failure (Err), and every Append tries again, so the calls go on.
 func Open(dir string, opts Options) (*Log, error) {
 	if opts.MaxBytes <= 0 || opts.MaxFiles < 0 || opts.Retention < 0 {
 		return nil, errors.New("activity: MaxBytes must be positive, MaxFiles and Retention not negative")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("activity: create directory: %w", err)
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("activity: directory mode: %w", err)
-	}
 	l := &Log{dir: dir, opts: opts, now: time.Now}
 	if err := l.reopen(); err != nil {
-		return nil, err
+		l.err, l.failures = err, 1
 	}
 	return l, nil
 }
@@ -84,6 +80,12 @@ func (l *Log) reopen() error {
 	if l.f != nil {
 		_ = l.f.Close()
 		l.f = nil
+	}
+	if err := os.MkdirAll(l.dir, 0o700); err != nil {
+		return fmt.Errorf("activity: create directory: %w", err)
+	}
+	if err := os.Chmod(l.dir, 0o700); err != nil {
+		return fmt.Errorf("activity: directory mode: %w", err)
 	}
 	f, err := os.OpenFile(filepath.Join(l.dir, currentName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
