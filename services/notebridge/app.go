@@ -144,7 +144,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec.metrics.watch(reg, index, syncState, rec.log)
+	rec.metrics.watch(index, syncState, rec.log)
 	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log),
 		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)),
 		executor.WithActivity(rec.record))

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/activity"
-	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
@@ -31,9 +30,6 @@ type callMetrics struct {
 	joplin   *promtext.Counter
 	joplinEr *promtext.Counter
 	refused  *promtext.Counter
-	// known reports whether a tool name is an operation; others are
-	// counted as "unknown".
-	known func(string) bool
 }
 
 func newCallMetrics() *callMetrics {
@@ -46,14 +42,11 @@ func newCallMetrics() *callMetrics {
 	return m
 }
 
-// observe counts one call.
+// observe counts one call (its tool is an operation's name or
+// executor.UnknownTool: a bounded label).
 func (m *callMetrics) observe(e activity.Entry) {
-	tool := e.Tool
-	if m.known != nil && !m.known(tool) {
-		tool = "unknown"
-	}
-	m.calls.Inc(tool, e.Surface, e.Outcome)
-	m.latency.Observe(e.DurationMS/1000, tool, e.Surface)
+	m.calls.Inc(e.Tool, e.Surface, e.Outcome)
+	m.latency.Observe(e.DurationMS/1000, e.Tool, e.Surface)
 }
 
 // exchanged counts one exchange with Joplin.
@@ -69,8 +62,7 @@ func (m *callMetrics) signInRefused(reason string) { m.refused.Inc(reason) }
 
 // watch adds the gauges read at scrape time: the search index and search by
 // meaning, the sync, and the activity log.
-func (m *callMetrics) watch(reg *registry.Registry, index *joplinindex.Indexer, sync *syncstate.Reader, log *activity.Log) {
-	m.known = func(name string) bool { _, ok := reg.Lookup(name); return ok }
+func (m *callMetrics) watch(index *joplinindex.Indexer, sync *syncstate.Reader, log *activity.Log) {
 	one := func(v float64) []promtext.Sample { return []promtext.Sample{{Value: v}} }
 	m.reg.Gauge("notebridge_index_state", "The search index's state (1 for the current one).", func() []promtext.Sample {
 		return []promtext.Sample{{Labels: []string{string(index.Status().State)}, Value: 1}}
@@ -129,7 +121,7 @@ func metricsListener(c *config, a *app) (listener, bool, error) {
 		return listener{}, false, nil
 	}
 	mux := http.NewServeMux()
-	mux.Handle("GET "+MetricsPath, a.metrics.reg.Handler())
+	mux.Handle("GET "+MetricsPath, &a.metrics.reg)
 	ln, err := net.Listen("tcp", c.MetricsListen)
 	if err != nil {
 		return listener{}, false, err

@@ -34,7 +34,7 @@ func (e *Executor) tracked(ctx context.Context, p principal.Principal, t registr
 		Time:       start.UTC(),
 		Surface:    surfaceOf(ctx, t),
 		Credential: activity.Credential(p),
-		Tool:       name,
+		Tool:       e.loggedName(name),
 		Outcome:    activity.OutcomeOK,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,
 		Bytes:      len(out),
@@ -46,6 +46,18 @@ func (e *Executor) tracked(ctx context.Context, p principal.Principal, t registr
 	summarise(&en, e.isWrite(name), args, out)
 	e.activity(en)
 	return out, derr
+}
+
+// UnknownTool is the activity log's name for a call of an operation the
+// registry lacks: the name the caller sent is its text, not the bridge's.
+const UnknownTool = "(unknown)"
+
+// loggedName is name when it names an operation, else UnknownTool.
+func (e *Executor) loggedName(name string) string {
+	if _, ok := e.reg.Lookup(name); ok {
+		return name
+	}
+	return UnknownTool
 }
 
 // isWrite reports whether operation name changes data (and may return a
@@ -82,6 +94,9 @@ func summarise(en *activity.Entry, write bool, args, out json.RawMessage) {
 		if json.Unmarshal(args, &in) == nil && in.Query != nil {
 			en.Query = &activity.Query{Length: utf8.RuneCountInString(*in.Query), Mode: in.Mode}
 		}
+	}
+	if en.Query != nil && en.Query.Mode == "" {
+		en.Query.Mode = "keyword" // unless the answer names another
 	}
 	if len(out) == 0 {
 		return

@@ -47,7 +47,11 @@ func TestActivityEntryPerCall(t *testing.T) {
 			t.Fatalf("case %d: %d entries after %d calls", i, len(got), i+1)
 		}
 		e := got[i]
-		if e.Surface != c.surface || e.Credential != c.cred || e.Outcome != c.outcome || e.Tool != c.op || e.Time.IsZero() {
+		tool := c.op
+		if c.outcome == "UNKNOWN_OPERATION" {
+			tool = UnknownTool
+		}
+		if e.Surface != c.surface || e.Credential != c.cred || e.Outcome != c.outcome || e.Tool != tool || e.Time.IsZero() {
 			t.Errorf("case %d: entry %+v, want surface %s, credential %s, outcome %s", i, e, c.surface, c.cred, c.outcome)
 		}
 	}

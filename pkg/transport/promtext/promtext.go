@@ -81,12 +81,10 @@ func (r *Registry) Write(w io.Writer) error {
 	return bw.Flush()
 }
 
-// Handler serves the registry.
-func (r *Registry) Handler() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", ContentType)
-		_ = r.Write(w)
-	})
+// ServeHTTP serves the registry: a Registry is the /metrics handler.
+func (r *Registry) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", ContentType)
+	_ = r.Write(w)
 }
 
 // head is a family's name, help, type and label names.
