@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/notebridge/notebridge/pkg/core/activity"
+	"github.com/notebridge/notebridge/pkg/core/executor"
+	"github.com/notebridge/notebridge/pkg/core/principal"
+	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
+	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
+)
+
+// BenchmarkActivityLogGetNote serves get_note of a 2 KB note over MCP
+// stdio (one tools/call line through mcpadapter.ServeStdio) against a fake
+// Joplin over HTTP, three ways in the same run: log (the service as built:
+// collector, Joplin view naming the note, the entry written to the log
+// file), noop (the same with the entry handed to a writer that drops it)
+// and none (no activity sink at all: the executor as before the log). It
+// reports the log's size per 10,000 calls.
+func BenchmarkActivityLogGetNote(b *testing.B) {
+	const token = "bench-joplin-token-0123456789"
+	_, url, tf := joplinfake.Serve(b, token)
+	state := b.TempDir()
+	c := &config{JoplinURL: url, JoplinTokenFile: tf, JoplinWait: 1e9, JoplinTimeout: 5e9,
+		StateDir: state, MaxResource: 1 << 20, MaxRequestBytes: 1 << 20, MaxDepth: 64, MaxActive: 4}
+	a, err := newApp(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.close()
+	ctx := context.Background()
+	nb, derr := a.exec.Call(ctx, principal.Stdio(), registry.MCPStdio, "create_notebook", json.RawMessage(`{"title":"Bench"}`))
+	if derr != nil {
+		b.Fatal(derr)
+	}
+	var folder struct{ ID string }
+	json.Unmarshal(nb, &folder)
+	body, _ := json.Marshal(strings.Repeat("A line of the note's body. ", 75))
+	created, derr := a.exec.Call(ctx, principal.Stdio(), registry.MCPStdio, "create_note",
+		json.RawMessage(`{"notebook_id":"`+folder.ID+`","title":"Bench","body":`+string(body)+`}`))
+	if derr != nil {
+		b.Fatal(derr)
+	}
+	var note struct{ ID string }
+	json.Unmarshal(created, &note)
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_note","arguments":{"id":"` + note.ID + `"}}}` + "\n")
+
+	executors := map[string]*executor.Executor{"log": a.exec}
+	for name, opts := range map[string][]executor.Option{
+		"noop": {executor.WithActivity(func(activity.Entry) {})},
+		"none": nil,
+	} {
+		ex, err := executor.New(a.exec.Registry(), c.limits(), opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		executors[name] = ex
+	}
+	for _, name := range []string{"log", "noop", "none"} {
+		srv := mcpadapter.NewServer(executors[name], registry.MCPStdio, "bench")
+		b.Run(name, func(b *testing.B) {
+			var out bytes.Buffer
+			serve := func(w io.Writer) {
+				if err := mcpadapter.ServeStdio(ctx, srv, bytes.NewReader(line), w, 1<<20, slog.New(slog.DiscardHandler)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			serve(&out)
+			if !strings.Contains(out.String(), `"structuredContent"`) {
+				b.Fatalf("get_note failed: %.300s", out.String())
+			}
+			before := logBytes(b, state)
+			for b.Loop() {
+				serve(io.Discard)
+			}
+			if name == "log" {
+				b.ReportMetric(float64(logBytes(b, state)-before)/float64(b.N)*10_000, "log-bytes/10k-calls")
+			}
+		})
+	}
+}
+
+// logBytes is the activity log's size on disk, every file.
+func logBytes(b *testing.B, state string) int64 {
+	files, _ := filepath.Glob(filepath.Join(activityDir(state), "*.jsonl"))
+	var n int64
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
