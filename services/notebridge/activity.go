@@ -72,6 +72,14 @@ func openActivity(c *config, log *slog.Logger) (*activityRecorder, error) {
 	return r, nil
 }
 
+// degraded names the activity log to /readyz while it cannot be written.
+func (r *activityRecorder) degraded() []string {
+	if r.log.Err() != nil {
+		return []string{"activity_log"}
+	}
+	return nil
+}
+
 // health is the log's health for joplin_status.
 func (r *activityRecorder) health() (bool, uint64) { return r.log.Err() == nil, r.log.Failures() }
 

@@ -82,7 +82,7 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", hashPath, err)
 	}
-	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree})
+	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree, Refused: a.metrics.signInRefused})
 	if err != nil {
 		return nil, "", err
 	}

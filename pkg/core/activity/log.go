@@ -52,6 +52,8 @@ type Log struct {
 
 	mu       sync.Mutex
 	f        *os.File
+	held     os.FileInfo // f's identity, to notice another process rotating it
+	checked  time.Time   // when the path was last compared with held
 	size     int64
 	err      error // the last write's failure, nil after a success
 	failures uint64
@@ -96,7 +98,7 @@ func (l *Log) reopen() error {
 		_ = f.Close()
 		return fmt.Errorf("activity: stat: %w", err)
 	}
-	l.f, l.size = f, st.Size()
+	l.f, l.held, l.size = f, st, st.Size()
 	if l.size > 0 && !endsLine(f.Name(), l.size) {
 		n, err := f.Write([]byte("\n"))
 		l.size += int64(n)
@@ -165,17 +167,29 @@ func (l *Log) write(line []byte) error {
 	n, err := l.f.Write(line)
 	l.size += int64(n)
 	if err != nil {
+		_ = l.f.Close()
+		l.f = nil // the next Append opens the file again
 		return fmt.Errorf("activity: write: %w", err)
 	}
 	return nil
 }
 
+// followInterval is how often an Append checks whether another process
+// rotated the file: entries written meanwhile land at the end of the
+// rotated file, which Read still reads.
+const followInterval = time.Second
+
 // followRotation reopens the current file when another process renamed
-// the one l holds, or the one held fails.
+// the one l holds (or it is gone). Between two checks at most
+// followInterval apart, it trusts the file it holds.
 func (l *Log) followRotation() error {
-	held, herr := l.f.Stat()
+	now := time.Now()
+	if now.Sub(l.checked) < followInterval {
+		return nil
+	}
+	l.checked = now
 	cur, err := os.Stat(filepath.Join(l.dir, currentName))
-	if herr == nil && err == nil && os.SameFile(held, cur) {
+	if err == nil && os.SameFile(l.held, cur) {
 		return nil
 	}
 	return l.reopen()
@@ -191,6 +205,7 @@ func (l *Log) rotate() error {
 	}
 	defer release()
 	// Another process may have rotated while this one waited.
+	l.checked = time.Time{}
 	if err := l.followRotation(); err != nil {
 		return err
 	}
@@ -282,16 +297,21 @@ func ReadDir(dir string, f Filter) ([]Entry, error) {
 	}
 	files := append([]string{filepath.Join(dir, currentName)}, rotated...)
 	var out []Entry
-	for _, path := range files { // newest file first
+	for i, path := range files { // newest file first
 		entries, err := readFile(path, f)
 		if err != nil {
 			return nil, err
 		}
-		slices.Reverse(entries)
 		out = append(out, entries...)
-		if f.Limit > 0 && len(out) >= f.Limit {
-			return out[:f.Limit], nil
+		// Another process may have appended to a file after it was
+		// rotated: the next older file is read too before cutting.
+		if f.Limit > 0 && len(out) >= f.Limit && i > 0 {
+			break
 		}
+	}
+	slices.SortStableFunc(out, func(a, b Entry) int { return b.Time.Compare(a.Time) })
+	if f.Limit > 0 && len(out) > f.Limit {
+		out = out[:f.Limit]
 	}
 	return out, nil
 }

@@ -198,3 +198,44 @@ func TestWriteFailureIsReportedAndRecovers(t *testing.T) {
 		t.Fatalf("Err = %v after a good write", err)
 	}
 }
+
+// TestTwoWritersShareADirectory: stdio and serve append to one state
+// directory. When one rotates the file, the other writes to the new file
+// from its next check on, and Read returns every entry of both.
+func TestTwoWritersShareADirectory(t *testing.T) {
+	dir := t.TempDir()
+	line, _ := json.Marshal(entry("get_note", time.Unix(0, 0).UTC()))
+	opts := Options{MaxBytes: int64(len(line)+1) * 2, MaxFiles: 10}
+	a, _ := Open(dir, opts)
+	b, _ := Open(dir, opts)
+	b.Append(entry("get_note", time.Unix(0, 0).UTC()))
+	for i := 1; i <= 3; i++ { // a rotates at its third entry
+		a.Append(entry("get_note", time.Unix(int64(i), 0).UTC()))
+	}
+	if rotated, _ := a.rotated(); len(rotated) != 1 {
+		t.Fatalf("%d rotated files, want 1", len(rotated))
+	}
+	b.mu.Lock()
+	b.checked = time.Time{} // as if followInterval had passed
+	b.mu.Unlock()
+	b.Append(entry("search", time.Unix(4, 0).UTC()))
+	cur, err := readFile(filepath.Join(dir, currentName), Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cur) != 2 || cur[1].Tool != "search" {
+		t.Fatalf("the current file holds %+v: the second writer kept writing to the rotated one", cur)
+	}
+	got, err := ReadDir(dir, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range got {
+		if e.Time.Unix() != int64(4-i) {
+			t.Fatalf("entry %d is of second %d, want %d: every entry, newest first", i, e.Time.Unix(), 4-i)
+		}
+	}
+	if len(got) != 5 {
+		t.Fatalf("read %d entries, want 5", len(got))
+	}
+}
