@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -215,5 +218,38 @@ func TestActivityLogFailureFailsNoCall(t *testing.T) {
 	entries, err := activity.ReadDir(blocker, activity.Filter{Tool: "list_notebooks"})
 	if err != nil || len(entries) != 1 {
 		t.Fatalf("after recovery the log holds %v (%v), want the list_notebooks call", entries, err)
+	}
+}
+
+// TestServeMetricsOnItsOwnListener: `serve --metrics-listen` serves
+// /metrics in the Prometheus text format on that address only; the MCP
+// listener (the one Caddy proxies) does not serve it.
+func TestServeMetricsOnItsOwnListener(t *testing.T) {
+	p := startServeEnv(t, nil, "--metrics-listen", "127.0.0.1:0")
+	if p.exited {
+		t.Fatalf("serve exited: %s", p.log.String())
+	}
+	line, ok := p.log.waitFor(t, func(l string) bool { return strings.Contains(l, `msg="serving metrics"`) })
+	if !ok {
+		t.Fatalf("no metrics listener: %s", p.log.String())
+	}
+	addr := regexp.MustCompile(`addr=(\S+)`).FindStringSubmatch(line)[1]
+	resp, err := http.Get("http://" + addr + MetricsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain; version=0.0.4") ||
+		!strings.Contains(string(body), "# TYPE notebridge_calls_total counter") {
+		t.Fatalf("/metrics: %d %s\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	resp, err = http.Get("http://" + p.addrs["MCP Streamable HTTP"] + MetricsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode == 200 {
+		t.Fatal("the MCP listener serves /metrics too")
 	}
 }
