@@ -28,10 +28,17 @@ import (
 // and none (no activity sink at all: the executor as before the log),
 // interleaved. It reports each one's time per call, the log's cost against
 // the other two and the log's size per 10,000 calls. ns/op is the three
-// calls together.
+// calls together. TestRealJoplinActivityLogBench runs it against real
+// Joplin.
 func BenchmarkActivityLogGetNote(b *testing.B) {
 	const token = "bench-joplin-token-0123456789"
 	_, url, tf := joplinfake.Serve(b, token)
+	benchActivityGetNote(b, url, tf)
+}
+
+// benchActivityGetNote is BenchmarkActivityLogGetNote against the Joplin
+// at url.
+func benchActivityGetNote(b *testing.B, url, tf string) {
 	state := b.TempDir()
 	c := &config{JoplinURL: url, JoplinTokenFile: tf, JoplinWait: 1e9, JoplinTimeout: 5e9,
 		StateDir: state, MaxResource: 1 << 20, MaxRequestBytes: 1 << 20, MaxDepth: 64, MaxActive: 4}

@@ -68,7 +68,11 @@ type Query struct {
 }
 
 // MarshalJSON writes e with every id list as an array, never null.
-func (e Entry) MarshalJSON() ([]byte, error) {
+func (e Entry) MarshalJSON() ([]byte, error) { return e.encode() }
+
+// encode is MarshalJSON without the check encoding/json makes of a
+// MarshalJSON result (the log's writer calls it directly).
+func (e Entry) encode() ([]byte, error) {
 	type plain Entry
 	p := plain(e)
 	for _, l := range []*[]string{&p.Notes, &p.Notebooks, &p.Tags, &p.Resources} {

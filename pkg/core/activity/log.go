@@ -125,7 +125,7 @@ func endsLine(path string, size int64) bool {
 // Append writes e. A failure does not stop the call it records: it is kept
 // for Err, and the next Append tries again.
 func (l *Log) Append(e Entry) {
-	line, err := json.Marshal(e)
+	line, err := e.encode()
 	if err != nil {
 		l.fail(fmt.Errorf("activity: encode: %w", err))
 		return
