@@ -3,6 +3,7 @@
 package main
 
 import (
+	"flag"
 	"os"
 	"testing"
 
@@ -19,6 +20,9 @@ func TestRealJoplinActivityLogBench(t *testing.T) {
 		t.Skip("set NOTEBRIDGE_ACTIVITY_BENCH=1 to run the activity log's real-Joplin benchmark")
 	}
 	j := joplintc.Start(t, mcptest.ModuleRoot(t))
+	if err := flag.Set("test.benchtime", "2000x"); err != nil {
+		t.Fatal(err)
+	}
 	for range 3 {
 		r := testing.Benchmark(func(b *testing.B) { benchActivityGetNote(b, j.URL(), j.TokenFile) })
 		if r.N == 0 {

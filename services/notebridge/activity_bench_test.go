@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +49,7 @@ func benchActivityGetNote(b *testing.B, url, tf string) {
 	}
 	defer a.close()
 	ctx := context.Background()
-	nb, derr := a.exec.Call(ctx, principal.Stdio(), registry.MCPStdio, "create_notebook", json.RawMessage(`{"title":"Bench"}`))
+	nb, derr := a.exec.Call(ctx, principal.Stdio(), registry.MCPStdio, "create_notebook", json.RawMessage(`{"title":"Bench `+strconv.FormatInt(time.Now().UnixNano(), 10)+`"}`))
 	if derr != nil {
 		b.Fatal(derr)
 	}
@@ -75,8 +76,8 @@ func benchActivityGetNote(b *testing.B, url, tf string) {
 		}
 		executors[name] = ex
 	}
-	// The three run interleaved, call by call, so that the load of a
-	// shared machine weighs on each alike.
+	// The three run interleaved, call by call and in turning order, so
+	// that the load of a shared machine weighs on each alike.
 	names := []string{"log", "noop", "none"}
 	servers := map[string]*mcpadapter.Server{}
 	for _, name := range names {
@@ -96,8 +97,9 @@ func benchActivityGetNote(b *testing.B, url, tf string) {
 	}
 	spent := map[string]time.Duration{}
 	before := logBytes(b, state)
-	for b.Loop() {
-		for _, name := range names {
+	for i := 0; b.Loop(); i++ {
+		for k := range names { // each variant takes each place in turn
+			name := names[(i+k)%len(names)]
 			start := time.Now()
 			serve(name, io.Discard)
 			spent[name] += time.Since(start)
