@@ -64,6 +64,8 @@ type Client struct {
 	// breaker fails calls at once while Joplin is known to be down
 	// (breaker.go).
 	breaker *breaker
+	// exchanges are told how each exchange ended (exchange.go).
+	exchanges []func(Exchange)
 }
 
 // Guard vets the Joplin behind the base URL (pkg/joplin/identity checks that it
@@ -299,6 +301,7 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 		if err == nil || (sent && !errors.As(err, &unreachable)) {
 			c.breaker.answered() // Joplin answered, if only with an error
 		}
+		c.exchanged(r.method, err)
 		if err == nil {
 			if r.isWrite() {
 				c.wrote(ctx, r, body)

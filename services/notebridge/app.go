@@ -44,6 +44,10 @@ type app struct {
 	// view narrows every Joplin request to its caller's notebooks; the
 	// consent page lists the notebook tree from it.
 	view *scopeview.View
+	// activity records every call (activity.go); metrics counts them and
+	// the rest /metrics serves (metrics.go).
+	activity *activityRecorder
+	metrics  *callMetrics
 }
 
 // close stops the search index's and the sync requests' background work.
@@ -52,6 +56,9 @@ func (a *app) close() {
 		a.log.Warn("closing the search index", "err", err)
 	}
 	a.syncRequests.Close()
+	if err := a.activity.log.Close(); err != nil {
+		a.log.Warn("closing the activity log", "err", err)
+	}
 }
 
 // setup parses a command's flags (the shared ones, the listener flags when
@@ -102,13 +109,17 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	rec, err := openActivity(c, log)
+	if err != nil {
+		return nil, err
+	}
 	stack, err := joplinstack.New(joplinstack.Config{
 		Joplin: joplin.Config{
 			BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
 			RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
 		},
 		StateDir: c.StateDir, SyncStateDir: c.SyncStateDir, ReadOnly: c.ReadOnly,
-		MaxScan: limits.MaxScan, Meaning: meaning, Log: log,
+		MaxScan: limits.MaxScan, Meaning: meaning, Log: log, OnExchange: rec.metrics.exchanged,
 	})
 	if err != nil {
 		return nil, err
@@ -116,19 +127,21 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	jc, index, view := stack.Client, stack.Index, stack.View
 	reg, err := toolsets.Build(toolsets.Config{
 		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: stack.SyncState,
-		JoplinView: view,
-		Enabled:    enabled, ReadOnly: c.ReadOnly,
+		JoplinView: view, ActivityHealth: rec.health,
+		Enabled: enabled, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
 		return nil, err
 	}
+	rec.metrics.watch(index, stack.SyncState, rec.log)
 	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log),
-		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)))
+		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)),
+		executor.WithActivity(rec.record))
 	if err != nil {
 		return nil, err
 	}
-	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: stack.SyncRequests, view: view}
+	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: stack.SyncRequests, view: view, activity: rec, metrics: rec.metrics}
 	if core != nil {
 		a.mcpOpts = []mcpadapter.ServerOption{mcpadapter.Core(core, toolsets.CoreHidden)}
 	}

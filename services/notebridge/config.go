@@ -44,6 +44,12 @@ type config struct {
 	MemoryLimit     byteSize
 	OKFRoots        string
 
+	// The activity log (pkg/core/activity) and the metrics listener.
+	ActivityMaxBytes  byteSize
+	ActivityMaxFiles  int
+	ActivityRetention time.Duration
+	MetricsListen     string
+
 	EmbeddingsURL     string
 	EmbeddingsModel   string
 	EmbeddingsKeyFile string
@@ -130,6 +136,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.Var(&c.MemoryLimit, "memory-limit", "soft memory limit of the Go runtime, a `size` such as 64MiB or 1GiB, or off. "+
 		"Near it the garbage collector works harder; it never stops the process. The GOMEMLIMIT environment variable, when set, wins")
 	fs.StringVar(&c.OKFRoots, "okf-roots", "", "comma-separated absolute directories that OKF bundle_path must lie in; when set, OKF tools are also served over MCP HTTP (never over Actions)")
+	bindActivityFlags(fs, c)
 	if !withHTTP {
 		bindNotebookFlags(fs, &c.Notebooks, &c.WriteNotebooks, "", "the stdio client")
 	}
@@ -143,6 +150,7 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	if withHTTP {
 		bindNotebookFlags(fs, &c.MCPNotebooks, &c.MCPWriteNotebooks, "mcp-", "the static MCP bearer token")
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
+		fs.StringVar(&c.MetricsListen, "metrics-listen", "", "address of the internal listener serving /metrics (Prometheus text format); off when empty. Never route it through Caddy")
 		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")
 		fs.StringVar(&c.AllowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed besides loopback")
 		fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", httpfront.DefaultTimeouts.ReadHeader, "time a client may take to send request headers")

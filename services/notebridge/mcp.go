@@ -108,6 +108,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		TokenNotebooks: notebooks,
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
+		Degraded:       a.activity.degraded,
 		Health:         a.joplinHealth(),
 
 		SessionIdleTTL:           c.MCPSessionTTL,

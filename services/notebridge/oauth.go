@@ -74,7 +74,7 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 	if err != nil {
 		return nil, "", err
 	}
-	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree})
+	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree, Refused: a.metrics.signInRefused})
 	if err != nil {
 		return nil, "", err
 	}

@@ -61,6 +61,9 @@ type Config struct {
 	// owner which to share (notebooks.go). Unset, a grant covers every
 	// notebook.
 	Notebooks Tree
+	// Refused, when set, is told of every refused sign-in with its reason
+	// (RefusedWrongPassphrase, RefusedLockedOut), for the metrics.
+	Refused func(reason string)
 }
 
 // Page implements oauthserver.Consent.

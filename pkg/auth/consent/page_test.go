@@ -232,9 +232,13 @@ func TestCSRFRefusals(t *testing.T) {
 }
 
 // TestLockout: wrong passphrases lock the address out, after which even
-// the right one is refused until the lockout passes.
+// the right one is refused until the lockout passes. Each refusal is
+// reported (the metrics count them).
 func TestLockout(t *testing.T) {
 	ct := newConsentTest(t, "", `"Client"`)
+	var mu sync.Mutex
+	refused := map[string]int{}
+	ct.page.cfg.Refused = func(reason string) { mu.Lock(); refused[reason]++; mu.Unlock() }
 	q := ct.query()
 	for i := range 5 {
 		_, _, cookie, csrf := ct.show(q)
@@ -247,6 +251,11 @@ func TestLockout(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || csrf != "" {
 		t.Fatalf("page while locked out: %d", resp.StatusCode)
 	}
+	mu.Lock()
+	if refused[RefusedWrongPassphrase] != 5 || refused[RefusedLockedOut] != 1 {
+		t.Errorf("refusals reported %v, want 5 wrong passphrases and 1 lockout", refused)
+	}
+	mu.Unlock()
 	ct.now = ct.now.Add(16 * time.Minute)
 	_, _, cookie, csrf := ct.show(q)
 	if resp, _ := ct.submit(q, cookie, approve(csrf, passphrase)); resp.StatusCode != http.StatusSeeOther {

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -46,6 +47,7 @@ type Executor struct {
 	log            *slog.Logger
 	validateOutput bool
 	uncertain      func(UncertainWrite)
+	activity       func(activity.Entry) // activity.go
 }
 
 // Option configures an Executor.
@@ -103,14 +105,14 @@ func (e *Executor) Registry() *registry.Registry { return e.reg }
 // A call without an agent principal (the zero Principal, or notebridge's
 // own System) is refused before anything else is looked at.
 func (e *Executor) Call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
-	return e.call(ctx, p, t, name, args, -1)
+	return e.tracked(ctx, p, t, name, args, -1)
 }
 
 // CallScanned is Call for arguments a jsonscan.Scanner has already read
 // (the stdio fast path): they are valid JSON and their depth is known, so
 // nothing scans them again before the schema validator decodes them.
 func (e *Executor) CallScanned(ctx context.Context, p principal.Principal, t registry.Transport, name string, args jsonscan.Value) (json.RawMessage, *domainerr.Error) {
-	return e.call(ctx, p, t, name, args.Bytes(), args.Depth())
+	return e.tracked(ctx, p, t, name, args.Bytes(), args.Depth())
 }
 
 // call is Call; depth is the arguments' nesting when already known, or

@@ -66,6 +66,8 @@ type Ops struct {
 	// conflicts caches the conflict copies Joplin made (sync_status.go).
 	sync      *syncstate.Reader
 	conflicts conflictCache
+	// activity reports the activity log's health (activity_status.go).
+	activity ActivityHealth
 }
 
 // Option configures the operations.

@@ -24,6 +24,8 @@ type statusOut struct {
 	Conflicts *conflictsOut `json:"conflicts,omitempty"`
 	// Notebooks says which notebooks the caller may see and change.
 	Notebooks *notebookScopeOut `json:"notebooks,omitempty"`
+	// ActivityLog is the activity log's health, when the bridge keeps one.
+	ActivityLog *activityLogOut `json:"activity_log,omitempty"`
 }
 
 // notebookScopeOut is the caller's notebook scope, by path: the top of
@@ -48,6 +50,7 @@ func (o *Ops) joplinStatus() registry.Operation {
 			return out, err
 		}
 		out.Sync = o.syncStatus()
+		out.ActivityLog = o.activityStatus()
 		sc := o.callerScope(ctx)
 		out.Notebooks = &notebookScopeOut{All: sc.All, Read: nonNil(sc.ReadPaths), Write: nonNil(sc.WritePaths), Mismatches: sc.Mismatches}
 		if !sc.All && out.Sync.E2EE != nil {

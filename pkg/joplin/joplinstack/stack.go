@@ -33,6 +33,9 @@ type Config struct {
 	MaxScan int
 	Meaning joplinindex.MeaningConfig
 	Log     *slog.Logger
+	// OnExchange, when set, is told of every exchange with Joplin (the
+	// metrics count them).
+	OnExchange func(joplin.Exchange)
 }
 
 // Stack is the assembled client and the parts the service also talks to.
@@ -53,6 +56,9 @@ func New(cfg Config) (*Stack, error) {
 		return nil, err
 	}
 	s := &Stack{Client: jc, SyncState: syncstate.NewReader(cfg.SyncStateDir)}
+	if cfg.OnExchange != nil {
+		jc.OnExchange(cfg.OnExchange)
+	}
 	// Every write Joplin accepts asks for a sync; the search index (below)
 	// observes the same writes.
 	if cfg.SyncStateDir != "" && !cfg.ReadOnly {

@@ -67,14 +67,16 @@ type View struct {
 // sets is one scope resolved in one tree.
 type sets struct{ read, write notebookscope.Set }
 
-// Install builds a View for c, installs it and has it observe c's writes.
+// Install builds a View for c, installs it and has it observe c's writes;
+// what it serves and writes is named to the call's activity log.
 // maxScan bounds the notes read to find the notes linking a resource;
 // generation, when not nil, counts completed syncs (syncstate), and the
 // tree is read again after each.
 func Install(c *joplin.Client, maxScan int, generation func() (int64, bool)) *View {
 	v := &View{c: c, maxScan: maxScan, now: time.Now, generation: generation}
-	c.SetView(v)
+	c.SetView(recorder{v}) // record.go
 	c.Observe(v.observe)
+	c.Observe(recordWrite)
 	return v
 }
 

@@ -39,6 +39,9 @@ type HTTPConfig struct {
 	MaxBodyBytes int64
 	// Ready reports readiness for /readyz; nil means always ready.
 	Ready func(context.Context) error
+	// Degraded, when set, names the parts of the bridge that fail without
+	// failing calls (the activity log): /readyz stays 200 and lists them.
+	Degraded func() []string
 	// Health, when set, reports a configuration error that makes /healthz
 	// answer 503 (the container is unhealthy until an operator acts); nil
 	// means always healthy. Its error's domain code, if any, is shown.
@@ -162,6 +165,11 @@ func newHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *g
 			defer cancel()
 			if err := cfg.Ready(ctx); err != nil {
 				return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			}
+		}
+		if cfg.Degraded != nil {
+			if d := cfg.Degraded(); len(d) > 0 {
+				return c.JSON(http.StatusOK, map[string]any{"status": "ready", "degraded": d})
 			}
 		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/principal"
@@ -83,7 +84,8 @@ func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.O
 				return ErrorResult(err), nil
 			}
 			who, _ := principal.From(ctx)
-			out, isError := toolOutcome(ex.Call(ctx, who, t, in.Name, in.Arguments))
+			// The activity log names the operation run, on the call_tool surface.
+			out, isError := toolOutcome(ex.Call(activity.WithSurface(ctx, activity.SurfaceCallTool), who, t, in.Name, in.Arguments))
 			if isError {
 				return errorResult(out), nil
 			}

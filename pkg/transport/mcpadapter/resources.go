@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/principal"
@@ -180,7 +181,7 @@ func (r *noteResources) list(ctx context.Context, cursor string) (listed, error)
 // none the executor refuses, as for a tool call.
 func (r *noteResources) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
 	who, _ := principal.From(ctx)
-	return r.ex.Call(ctx, who, r.t, name, args)
+	return r.ex.Call(activity.WithSurface(ctx, activity.SurfaceResources), who, r.t, name, args)
 }
 
 // callError renders a domain error for a JSON-RPC error message: its code
