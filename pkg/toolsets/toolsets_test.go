@@ -7,6 +7,7 @@ import (
 	"flag"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -211,7 +212,8 @@ func effectiveHints(a mcp.ToolAnnotation, absentFalse bool) hints {
 }
 
 // TestAnnotationsUnambiguous: tools/list carries a hint only where leaving
-// it out could be misread, and no tool title (issue #14): every tool
+// it out could be misread, and no top-level tool title (issue #14; the
+// human title is annotations.title, TestTitlesAreHuman): every tool
 // reads the same under the MCP defaults and to a client that takes an
 // absent hint for false, and no stated hint is left out there where both
 // readings agree on it.
@@ -235,7 +237,33 @@ func TestAnnotationsUnambiguous(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tool.Title != nil {
-			t.Errorf("%s: tool carries a title %q", op.Name, *tool.Title)
+			t.Errorf("%s: tool carries a top-level title %q", op.Name, *tool.Title)
 		}
+	}
+}
+
+// TestTitlesAreHuman: every tool, find_tools and call_tool included, has a
+// human annotations.title that connector directories and clients show
+// (issue 36): a short phrase of its own, not the name restated, and no two
+// tools alike.
+func TestTitlesAreHuman(t *testing.T) {
+	titles := map[string]string{mcpadapter.FindToolsName: mcpadapter.FindToolsTitle, mcpadapter.CallToolName: mcpadapter.CallToolTitle}
+	for _, op := range fullRegistry(t).Operations() {
+		titles[op.Name] = mcpadapter.Annotations(op).Title
+	}
+	seen := map[string]string{}
+	for name, title := range titles {
+		words := strings.Fields(strings.ToLower(title))
+		switch {
+		case title == "" || len(title) > 50:
+			t.Errorf("%s: title %q is empty or longer than 50 characters", name, title)
+		case title[0] < 'A' || title[0] > 'Z' || strings.ContainsAny(title, "_:"):
+			t.Errorf("%s: title %q is not a phrase starting with a capital", name, title)
+		case strings.Join(words, "_") == name || strings.Join(words, "") == strings.ReplaceAll(name, "_", ""):
+			t.Errorf("%s: title %q restates the name", name, title)
+		case seen[strings.ToLower(title)] != "":
+			t.Errorf("%s and %s share the title %q", name, seen[strings.ToLower(title)], title)
+		}
+		seen[strings.ToLower(title)] = name
 	}
 }

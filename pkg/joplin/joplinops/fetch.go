@@ -57,7 +57,7 @@ type fetchOut struct {
 
 func (o *Ops) fetch() registry.Operation {
 	desc := "Fetch a note found by search: its Markdown text (a long one cut, as metadata.truncated says; get_note reads it by section), a joplin:// link that opens it, and metadata. Trashed notes are not found."
-	m := o.meta("fetch", "Fetch note", desc, registry.EffectRead)
+	m := o.meta("fetch", "Fetch a note by id", desc, registry.EffectRead)
 	m.Exposure = mcpTransports
 	return registry.Define(m, func(ctx context.Context, in fetchIn) (fetchOut, error) {
 		n, err := o.loadNote(ctx, in.ID, noteFields)

@@ -75,7 +75,7 @@ func (o *Ops) revisionOps() []registry.Operation {
 
 func (o *Ops) listNoteRevisions() registry.Operation {
 	desc := "List a note's saved versions (revisions the Joplin apps recorded), newest first. Restore one with preview_note_changes op restore."
-	m := o.meta("list_note_revisions", "List note revisions", desc, registry.EffectRead)
+	m := o.meta("list_note_revisions", "List a note's earlier versions", desc, registry.EffectRead)
 	m.Exposure = mcpTransports
 	return registry.Define(m, func(ctx context.Context, in listRevisionsIn) (listRevisionsOut, error) {
 		if _, err := o.loadNote(ctx, in.NoteID, "id"); err != nil {
@@ -99,7 +99,7 @@ func (o *Ops) listNoteRevisions() registry.Operation {
 
 func (o *Ops) getNoteRevision() registry.Operation {
 	desc := "A note as it was at a revision (rebuilt from Joplin's revision data), optionally with a diff to the note now."
-	m := o.meta("get_note_revision", "Get note revision", desc, registry.EffectRead)
+	m := o.meta("get_note_revision", "Read an earlier version of a note", desc, registry.EffectRead)
 	m.Exposure = mcpTransports
 	return registry.Define(m, func(ctx context.Context, in getRevisionIn) (getRevisionOut, error) {
 		n, err := o.loadNote(ctx, in.NoteID, "id,title,body")

@@ -44,7 +44,7 @@ type statusIn struct{}
 
 func (o *Ops) joplinStatus() registry.Operation {
 	desc := "Check that Joplin is reachable and accepts the token; report the sync with the person's other devices (target, last success, last error, encryption) and conflict copies."
-	return registry.Define(o.meta("joplin_status", "Joplin status", desc, registry.EffectRead), func(ctx context.Context, _ statusIn) (statusOut, error) {
+	return registry.Define(o.meta("joplin_status", "Check Joplin, sync and search", desc, registry.EffectRead), func(ctx context.Context, _ statusIn) (statusOut, error) {
 		out, err := o.status(ctx)
 		if err != nil {
 			return out, err

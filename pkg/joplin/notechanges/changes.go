@@ -159,12 +159,12 @@ const MaxDue = 10_000_000_000_000
 
 func (w *Workflow) previewNoteChanges() registry.Operation {
 	desc := "Preview edits to up to 100 notes; writes nothing. Fields by op: replace find, text, count (default 1); sections heading (+text); append, prepend, title text; move, restore target id; tag, untag target id or title (+create); due due (Unix ms, 0 clears). Returns diffs and plan_digest."
-	return registry.Define(w.meta("preview_note_changes", "Preview note changes", desc, registry.EffectRead), w.doPreview)
+	return registry.Define(w.meta("preview_note_changes", "Preview changes to notes", desc, registry.EffectRead), w.doPreview)
 }
 
 func (w *Workflow) applyNoteChanges() registry.Operation {
 	desc := "Apply a preview: same changes plus plan_digest; PLAN_MISMATCH if a note changed. Returns receipt_id; a retry replays or completes it."
-	return registry.Define(w.meta("apply_note_changes", "Apply note changes", desc, registry.EffectUpdate), w.doApply)
+	return registry.Define(w.meta("apply_note_changes", "Apply reviewed note changes", desc, registry.EffectUpdate), w.doApply)
 }
 
 type undoIn struct {
@@ -174,7 +174,7 @@ type undoIn struct {
 
 func (w *Workflow) undoNoteChanges() registry.Operation {
 	desc := "Undo a receipt; notes changed since give UNDO_CONFLICT unless restore_rest."
-	return registry.Define(w.meta("undo_note_changes", "Undo note changes", desc, registry.EffectUpdate), w.doUndo)
+	return registry.Define(w.meta("undo_note_changes", "Undo applied note changes", desc, registry.EffectUpdate), w.doUndo)
 }
 
 // doPreview builds the plan from the current notes and writes nothing.

@@ -43,7 +43,7 @@ type editOut struct {
 
 func (w *Workflow) editNote() registry.Operation {
 	desc := "Edit a note read at updated_time (else PLAN_MISMATCH). replace: find, text, count; set_section, insert_after: heading, text; delete_section: heading; append, prepend, title: text; tag, untag, move: target (tag title ok; create: true)."
-	m := w.meta("edit_note", "Edit note", desc, registry.EffectUpdate)
+	m := w.meta("edit_note", "Edit a note", desc, registry.EffectUpdate)
 	// GPT Actions take at most 30 operations; they keep preview and apply.
 	m.Exposure = []registry.Transport{registry.MCPStdio, registry.MCPHTTP}
 	return registry.Define(m, w.doEdit)

@@ -34,6 +34,9 @@ import (
 const (
 	FindToolsName = "find_tools"
 	CallToolName  = "call_tool"
+	// Their human titles (annotations.title).
+	FindToolsTitle = "Find more tools"
+	CallToolTitle  = "Run one of the other tools"
 )
 
 // maxFound bounds the tools one find_tools answer describes with their
@@ -59,9 +62,9 @@ type foundTool struct {
 func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.Operation, listed map[string]bool) []server.ServerTool {
 	find := mcp.NewToolWithRawSchema(FindToolsName,
 		"Find more tools, or a tool's full schema, by words (empty: all others); run them with call_tool.", findToolsSchema)
-	find.Annotations = mcp.ToolAnnotation{ReadOnlyHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
+	find.Annotations = mcp.ToolAnnotation{Title: FindToolsTitle, ReadOnlyHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
 	call := mcp.NewToolWithRawSchema(CallToolName, "Run a tool find_tools found.", callToolSchema)
-	call.Annotations = mcp.ToolAnnotation{DestructiveHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
+	call.Annotations = mcp.ToolAnnotation{Title: CallToolTitle, DestructiveHint: mcp.ToBoolPtr(true), OpenWorldHint: mcp.ToBoolPtr(false)}
 	return []server.ServerTool{
 		{Tool: find, Handler: func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			var in struct {
