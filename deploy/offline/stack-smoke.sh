@@ -58,6 +58,10 @@
 #   SMOKE_MEANING        1: the profile "meaning" as well (the bundled
 #                        embedder); a note is then found by meaning through
 #                        Actions (default off)
+#   SMOKE_MEANING_LOAD   N (with SMOKE_MEANING=1): a benchmark, not a check:
+#                        N notes of about 2.4 KB are created, and get_note
+#                        through Caddy is timed while the embedder works on
+#                        them and again after it is done (MEASURE lines)
 set -euo pipefail
 
 log() { printf 'stack-smoke: %s\n' "$*" >&2; }
@@ -72,6 +76,7 @@ HEALTH_TIMEOUT="${SMOKE_HEALTH_TIMEOUT:-180}"
 OAUTH="${SMOKE_OAUTH:-0}"
 SYNC="${SMOKE_SYNC:-}"
 MEANING="${SMOKE_MEANING:-0}"
+MEANING_LOAD="${SMOKE_MEANING_LOAD:-0}"
 RELEASE="${SMOKE_RELEASE:-}"
 case "$SYNC" in ''|webdav) ;; *) die "SMOKE_SYNC must be webdav or empty";; esac
 HOST=localhost
@@ -93,7 +98,9 @@ unset COMPOSE_FILE COMPOSE_PROJECT_NAME COMPOSE_PROFILES NOTEBRIDGE_DOMAIN \
   NOTEBRIDGE_SYNC_S3_BUCKET NOTEBRIDGE_SYNC_S3_REGION NOTEBRIDGE_SYNC_S3_PATH_STYLE NOTEBRIDGE_SYNC_INTERVAL
 export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
 # Two networks cannot share a subnet: Caddy's fixed address moves with it.
-export NOTEBRIDGE_EDGE_SUBNET=172.31.254.0/24 NOTEBRIDGE_EDGE_DYNAMIC=172.31.254.128/25 NOTEBRIDGE_CADDY_ADDR=172.31.254.2
+# SMOKE_EDGE_NET (default 172.31.254) moves it for a second run beside this one.
+EDGE_NET="${SMOKE_EDGE_NET:-172.31.254}"
+export NOTEBRIDGE_EDGE_SUBNET="$EDGE_NET.0/24" NOTEBRIDGE_EDGE_DYNAMIC="$EDGE_NET.128/25" NOTEBRIDGE_CADDY_ADDR="$EDGE_NET.2"
 if [ "$OAUTH" = 1 ]; then
   export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
 fi
@@ -272,6 +279,39 @@ last_body() {
 pass() { log "PASS $*"; }
 fail() { log "FAIL $*"; FAILED+=("$1"); }
 
+# get_note of the Kitchen note, timed 40 times through Caddy: the median and
+# the 95th percentile in milliseconds.
+time_get_note() {
+  local i t args=(-sS -o /dev/null -w '%{time_total}\n' --max-time 20 --cacert "$TMP/root.crt"
+    --resolve "$HOST:$HTTPS_PORT:127.0.0.1" -H "@$TMP/auth.hdr" -H 'Content-Type: application/json'
+    --data-binary "{\"id\":\"$KITCHEN_ID\"}" "$BASE/v1/get_note")
+  for i in $(seq 1 40); do curl "${args[@]}"; done | sort -n |
+    awk '{ms[NR]=$1*1000} END {printf "p50 %.1f ms, p95 %.1f ms", ms[int(NR*0.5)], ms[int(NR*0.95)]}'
+}
+
+# The bridge's latency while the bundled embedder embeds a large Joplin
+# (issue 34): MEANING_LOAD notes are created, get_note is timed while
+# chunks are pending and again once none are.
+meaning_load() {
+  local i body pending before after
+  body="$(printf 'A line of a long personal note about budgets, travel, the garden and the house. %.0s' $(seq 1 30))"
+  for i in $(seq 1 "$MEANING_LOAD"); do
+    req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID" --arg t "Load note $i" --arg b "$body $i" '{notebook_id:$nb, title:$t, body:$b}')" >/dev/null
+  done
+  req POST /v1/joplin_status auth '{}' >/dev/null
+  pending="$(jq -r '.index.meaning | (.pending + .notes_pending)' "$TMP/body")"
+  before="$(time_get_note)"
+  req POST /v1/joplin_status auth '{}' >/dev/null
+  log "MEASURE get_note through Caddy while embedding ($pending chunks and notes pending before, $(jq -r '.index.meaning | (.pending + .notes_pending)' "$TMP/body") after): $before"
+  for _ in $(seq 1 1800); do
+    req POST /v1/joplin_status auth '{}' >/dev/null
+    jq -e '.index.meaning | .pending == 0 and .notes_pending == 0' "$TMP/body" >/dev/null 2>&1 && break
+    sleep 1
+  done
+  after="$(time_get_note)"
+  log "MEASURE get_note through Caddy with the embedder idle ($(jq -c '.index.meaning | {done, pending}' "$TMP/body")): $after"
+}
+
 T1=$(date +%s)
 # Caddy may still be issuing its localhost certificate: retry the first call.
 for _ in $(seq 1 60); do
@@ -390,6 +430,7 @@ if [ "$MEANING" = 1 ]; then
   # background; joplin_status says when every chunk is done.
   code="$(req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID"     '{notebook_id:$nb, title:"Kitchen works", body:"Agreed with Sam: at most 14,000 euros for the remodel; the old stove goes in March."}')")"
   [ "$code" = 200 ] || fail "8a-create_note" "(status $code: $(last_body))"
+  KITCHEN_ID="$(jq -r '.id // empty' "$TMP/body")"
   for _ in $(seq 1 120); do
     req POST /v1/joplin_status auth '{}' >/dev/null
     jq -e '.index.meaning | .state == "ready" and .done >= 1 and .pending == 0 and .notes_pending == 0' "$TMP/body" >/dev/null 2>&1 && break
@@ -401,6 +442,7 @@ if [ "$MEANING" = 1 ]; then
   if [ "$code" = 200 ] && [ "$(jq -r '.items[0].title // empty' "$TMP/body")" = "Kitchen works" ]; then
     pass "8b a paraphrase found by meaning first (mode $(jq -r .mode "$TMP/body"))"
   else fail "8b-search-by-meaning" "(status $code: $(last_body))"; fi
+  if [ "$MEANING_LOAD" -gt 0 ]; then meaning_load; fi
 fi
 T_CHECKS=$(( $(date +%s) - T1 ))
 

@@ -78,7 +78,9 @@ func (w *Workflow) doApply(ctx context.Context, in changesApplyIn) (applyOut, er
 	if p.Digest == "" && len(p.Problems) == 0 && in.PlanDigest == "" {
 		return applyOut{Status: "noop", ReceiptID: "", Written: 0}, nil
 	}
-	if p.Digest != in.PlanDigest {
+	// A plan that cannot apply has no digest: an empty plan_digest never
+	// matches it (it would name no receipt).
+	if p.Digest == "" || p.Digest != in.PlanDigest {
 		return applyOut{}, w.mismatch(p, in.PlanDigest)
 	}
 	rec, err = w.writePlan(ctx, st, p, p.Digest, request)
