@@ -63,6 +63,15 @@ func (e *EnvFile) Set(key, value string) {
 	e.lines = append(e.lines, line)
 }
 
+// Unset comments key's active line out (#KEY=…), keeping it as a hint.
+func (e *EnvFile) Unset(key string) {
+	for i, l := range e.lines {
+		if m := activeLine.FindStringSubmatch(l); m != nil && m[1] == key {
+			e.lines[i] = "#" + l
+		}
+	}
+}
+
 // Bytes is the file's content.
 func (e *EnvFile) Bytes() []byte {
 	if len(e.lines) == 0 {

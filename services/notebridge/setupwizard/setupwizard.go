@@ -54,6 +54,10 @@ type Config struct {
 	HTTP        *http.Client
 }
 
+// tunnelPorts are the published ports setup gives Caddy behind a tunnel:
+// this machine only.
+var tunnelPorts = [][2]string{{"NOTEBRIDGE_HTTPS_PORT", "127.0.0.1:8443"}, {"NOTEBRIDGE_HTTP_PORT", "127.0.0.1:8081"}}
+
 var (
 	reaches     = []string{"domain", "cloudflare", "tailscale", "local"}
 	syncTargets = []string{"none", "joplin-server", "joplin-cloud", "webdav", "nextcloud", "filesystem", "s3", "dropbox", "onedrive"}
@@ -340,12 +344,16 @@ func (s *session) apply(a Answers) {
 			e.Set("NOTEBRIDGE_TS_AUTHKEY", a.TSAuthKey)
 		}
 	}
-	if slices.Contains(tunnels, a.Reach) {
-		// The tunnel needs no open port: Caddy's stay on this machine.
-		for _, kv := range [][2]string{{"NOTEBRIDGE_HTTPS_PORT", "127.0.0.1:8443"}, {"NOTEBRIDGE_HTTP_PORT", "127.0.0.1:8081"}} {
-			if _, ok := e.Get(kv[0]); !ok {
-				e.Set(kv[0], kv[1])
-			}
+	for _, kv := range tunnelPorts {
+		v, ok := e.Get(kv[0])
+		switch tunnel := slices.Contains(tunnels, a.Reach); {
+		case tunnel && !ok:
+			// The tunnel needs no open port: Caddy's stay on this machine.
+			e.Set(kv[0], kv[1])
+		case !tunnel && ok && v == kv[1]:
+			// Back to a domain (or local): the ports a tunnel kept local
+			// would hide Caddy from the internet.
+			e.Unset(kv[0])
 		}
 	}
 	e.Set("NOTEBRIDGE_SYNC_TARGET", a.SyncTarget)
@@ -431,6 +439,9 @@ func (s *session) nextSteps(a Answers) {
 				fmt.Fprintf(out, "Store the %s (not saved here): docker compose run --rm sync-secret %s\n", name, name)
 			}
 		}
+	}
+	if a.SyncTarget == "dropbox" || a.SyncTarget == "onedrive" {
+		fmt.Fprintln(out, "Authorise the sync once the stack runs: docker compose run --rm joplin authorize-sync (docs/sync.md)")
 	}
 	fmt.Fprintln(out, "Start the stack:  docker compose up -d --wait")
 	if a.Reach == "local" {

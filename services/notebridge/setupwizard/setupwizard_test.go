@@ -215,6 +215,15 @@ func TestTunnelAnswers(t *testing.T) {
 	if strings.Contains(out.String(), "eyJhIjoi-token") {
 		t.Error("the tunnel token is printed")
 	}
+	// Back to a domain: the tunnel's local-only ports go, or Caddy would
+	// not be reachable.
+	if err := Run(context.Background(), cfg, Answers{Reach: "domain", Domain: "notes.example.org"}); err != nil {
+		t.Fatal(err)
+	}
+	if env := readPrivate(t, cfg.EnvPath); !strings.Contains(env, "#NOTEBRIDGE_HTTPS_PORT=127.0.0.1:8443\n") || strings.Contains(env, "\nNOTEBRIDGE_HTTPS_PORT=") ||
+		!strings.Contains(env, "COMPOSE_PROFILES=bundled-joplin\n") {
+		t.Errorf("after switching to a domain:\n%s", env)
+	}
 	cfg, _ = newConfig(t, false, nil)
 	var p *Problem
 	if err := Run(context.Background(), cfg, Answers{Reach: "cloudflare", Domain: "notes.example.com", SyncTarget: "none"}); !errors.As(err, &p) || p.Code != CodeBadAnswer {
