@@ -50,11 +50,16 @@ func CheckDomain(ctx context.Context, resolve Resolver, domain string) error {
 
 // checkedTargets are the sync targets whose login setup tries before
 // saving; the others are tried by the first sync (joplin_status).
-var checkedTargets = map[string]bool{"webdav": true, "nextcloud": true, "joplin-server": true}
+var checkedTargets = map[string]bool{"webdav": true, "nextcloud": true, "joplin-server": true, "joplin-cloud": true}
+
+// joplinCloudURL is Joplin Cloud's API, the bundled Joplin's default for
+// that target (services/joplinsync).
+const joplinCloudURL = "https://api.joplincloud.com"
 
 // CheckSync tries the sync login the way the bundled Joplin will use it:
 // WebDAV and Nextcloud with a PROPFIND of the folder, Joplin Server with a
-// session. It answers nil for a target it does not check.
+// session (Joplin Cloud is a Joplin Server; a blank URL is its own). It
+// answers nil for a target it does not check.
 func CheckSync(ctx context.Context, client *http.Client, target, rawURL, user, password string) error {
 	if !checkedTargets[target] {
 		return nil
@@ -62,12 +67,15 @@ func CheckSync(ctx context.Context, client *http.Client, target, rawURL, user, p
 	if user == "" || password == "" {
 		return &Problem{CodeSyncConfig, "NOTEBRIDGE_SYNC_USER", "the " + target + " target needs a user name and a password"}
 	}
+	if target == "joplin-cloud" && rawURL == "" {
+		rawURL = joplinCloudURL
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return &Problem{CodeSyncBadURL, "NOTEBRIDGE_SYNC_URL", fmt.Sprintf("%.200q is not an http(s) URL", rawURL)}
 	}
 	var req *http.Request
-	if target == "joplin-server" {
+	if target == "joplin-server" || target == "joplin-cloud" {
 		body, _ := json.Marshal(map[string]string{"email": user, "password": password})
 		req, err = http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(u.String(), "/")+"/api/sessions", bytes.NewReader(body))
 		if err == nil {

@@ -264,11 +264,15 @@ func (s *session) sync(ctx context.Context, a *Answers) error {
 	if err := s.choose(&a.SyncTarget, "Sync target", or(s.saved("NOTEBRIDGE_SYNC_TARGET"), "none"), syncTargets); err != nil {
 		return err
 	}
-	if !checkedTargets[a.SyncTarget] && a.SyncTarget != "joplin-cloud" && a.SyncTarget != "s3" {
+	if !checkedTargets[a.SyncTarget] && a.SyncTarget != "s3" {
 		return nil
 	}
 	for {
-		if err := s.ask(&a.SyncURL, "Its URL", s.saved("NOTEBRIDGE_SYNC_URL")); err != nil {
+		question := "Its URL"
+		if a.SyncTarget == "joplin-cloud" {
+			question = "Its URL (blank: Joplin Cloud's own)"
+		}
+		if err := s.ask(&a.SyncURL, question, s.saved("NOTEBRIDGE_SYNC_URL")); err != nil {
 			return err
 		}
 		if err := s.ask(&a.SyncUser, "The user name (Joplin Server/Cloud: the email; S3: the access key id)", s.saved("NOTEBRIDGE_SYNC_USER")); err != nil {

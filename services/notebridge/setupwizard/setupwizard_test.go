@@ -2,6 +2,7 @@ package setupwizard
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -228,5 +229,36 @@ func TestTunnelAnswers(t *testing.T) {
 	var p *Problem
 	if err := Run(context.Background(), cfg, Answers{Reach: "cloudflare", Domain: "notes.example.com", SyncTarget: "none"}); !errors.As(err, &p) || p.Code != CodeBadAnswer {
 		t.Errorf("Cloudflare without a token: %v", err)
+	}
+}
+
+// TestJoplinServerLogin: Joplin Server (and Cloud) logins are tried with a
+// session, as the bundled Joplin signs in.
+func TestJoplinServerLogin(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ Email, Password string }
+		if r.Method != http.MethodPost || r.URL.Path != "/api/sessions" || json.NewDecoder(r.Body).Decode(&body) != nil {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		if body.Email != "me@example.org" || body.Password != password {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		w.Write([]byte(`{"id":"session"}`))
+	}))
+	t.Cleanup(srv.Close)
+	for pw, want := range map[string]string{password: "", "wrong": CodeSyncAuthFailed} {
+		err := CheckSync(context.Background(), http.DefaultClient, "joplin-server", srv.URL, "me@example.org", pw)
+		var p *Problem
+		got := ""
+		if errors.As(err, &p) {
+			got = p.Code
+		} else if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("password %q: %v, want %q", pw, err, want)
+		}
 	}
 }
