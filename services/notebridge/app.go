@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
@@ -113,6 +114,7 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.SyncStateDir = syncStateFor(c, log)
 	stack, err := joplinstack.New(joplinstack.Config{
 		Joplin: joplin.Config{
 			BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
@@ -220,6 +222,19 @@ func prefixSetting(v string) *string {
 // followSync starts the search index at once when Joplin syncs with other
 // devices (--sync-state-dir): synced notes then reach the index within a
 // poll of the sync, even before the first search asks for it.
+// syncStateFor is the sync state directory the bridge follows: none when
+// the state belongs to another Joplin than the one served (the person
+// switched to their own Joplin, and the bundled one's sync would be
+// reported as theirs).
+func syncStateFor(c *config, log *slog.Logger) string {
+	if c.SyncStateDir == "" || c.SyncStateJoplin == "" || strings.TrimSuffix(c.SyncStateJoplin, "/") == strings.TrimSuffix(c.JoplinURL, "/") {
+		return c.SyncStateDir
+	}
+	log.Info("the sync state belongs to another Joplin than the one served; its sync is neither reported nor requested",
+		"sync_state_joplin", c.SyncStateJoplin, "joplin_url", c.JoplinURL)
+	return ""
+}
+
 func (a *app) followSync(c *config) {
 	if c.SyncStateDir != "" {
 		a.index.Start()

@@ -32,6 +32,7 @@ type config struct {
 	AllowedOrigins  string
 	StateDir        string
 	SyncStateDir    string
+	SyncStateJoplin string
 	Toolsets        string
 	Tools           string
 	ReadOnly        bool
@@ -123,6 +124,8 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.StringVar(&c.StateDir, "state-dir", defaultStateDir(), "directory for generated tokens, the operator journal and lock files")
 	fs.StringVar(&c.SyncStateDir, "sync-state-dir", "", "directory the Joplin container shares its sync state in (status.json; compose: /sync): "+
 		"joplin_status reports it, and a sync is requested there after every write")
+	fs.StringVar(&c.SyncStateJoplin, "sync-state-joplin", "", "the Joplin URL the sync state belongs to (compose: the bundled Joplin's); "+
+		"serving another Joplin, the bridge neither reports that sync nor requests one")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
 	fs.StringVar(&c.Tools, "tools", toolsets.ProfileAll, "MCP tools listed: all, or core (search, read, list, create, edit; find_tools and call_tool reach the rest)")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")

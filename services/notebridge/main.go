@@ -47,6 +47,9 @@ Usage:
                             remembers (calls fail with JOPLIN_CHANGED until then)
   notebridge healthcheck    probe /healthz (the container HEALTHCHECK): unhealthy while Joplin
                             refuses the token or is not the Joplin this bridge served
+  notebridge setup          ask how the stack is reached, the sync target and its login (checked),
+                            E2EE and search by meaning; write .env (0600) and the secrets, print
+                            the connector URL and the steps for ChatGPT and Claude
   notebridge version        print the version
 
 Run "notebridge <command> -h" for a command's flags. Every flag --x-y can
@@ -139,6 +142,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runJoplin(args[1:], stdout, stderr)
 	case "oauth":
 		return runOAuth(args[1:], stdout, stderr)
+	case "setup":
+		return runSetup(ctx, args[1:], stdin, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil

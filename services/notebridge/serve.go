@@ -19,27 +19,29 @@ import (
 // runServe is the service the container runs: MCP Streamable HTTP with
 // health routes, and GPT Actions on a separate port when enabled.
 func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+	var h configHold
 	c, a, err := setup("serve", args, stderr, true, func(fs *flag.FlagSet, c *config) {
 		bindActionsFlags(fs, c)
 		bindOAuthFlags(fs, c)
+		h.bind(fs, c)
 	})
 	if err != nil {
-		return err
+		return h.hold(ctx, err, stderr)
 	}
 	defer a.close()
 	if c.ActionsEnabled != (c.ActionsTokenFile != "") {
-		return errors.New("GPT Actions need both --actions-enabled and --actions-token-file; refusing to start with only one")
+		return h.hold(ctx, errors.New("GPT Actions need both --actions-enabled and --actions-token-file; refusing to start with only one"), stderr)
 	}
 	mcpL, err := mcpListener(c, a, stderr)
 	if err != nil {
-		return err
+		return h.hold(ctx, err, stderr)
 	}
 	ls := []listener{mcpL}
 	if c.ActionsEnabled {
 		al, err := actionsListener(c, a)
 		if err != nil {
 			mcpL.ln.Close()
-			return err
+			return h.hold(ctx, err, stderr)
 		}
 		ls = append(ls, al)
 	} else {
