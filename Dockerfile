@@ -41,6 +41,9 @@ COPY --from=build --chown=1000:1000 /out/sync /sync
 # uid 1000 matches the bundled Joplin image, so both read the 0600 secrets.
 USER 1000:1000
 ENV NOTEBRIDGE_STATE_DIR=/var/lib/notebridge
+# The MCP registry's proof that this image is the server.json entry's
+# package (deploy/bundles/server.json, docs/bundles.md).
+LABEL io.modelcontextprotocol.server.name="io.github.notebridge/notebridge"
 EXPOSE 8765 8766
 HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 \
   CMD ["/usr/local/bin/notebridge", "healthcheck"]

@@ -6,7 +6,10 @@
 # under .local, so Caddy issues its certificate from its internal CA and
 # notebridge accepts it as a public origin. Clients reach it with
 #   curl --connect-to "$OAUTH_DOMAIN:443:127.0.0.1:$OAUTH_HTTPS_PORT" --cacert "$OAUTH_CA"
-# Sets OAUTH_WORK, OAUTH_BIN, OAUTH_STATE, OAUTH_HTTPS_PORT, OAUTH_CA,
+# Caddy's tunnel site (plain HTTP, docs/tunnels.md) listens on
+# OAUTH_TUNNEL_PORT; OAUTH_TUNNEL_ADDR, when set before oauth_start_stack,
+# is the address Caddy believes as the tunnel (default: compose's).
+# Sets OAUTH_WORK, OAUTH_BIN, OAUTH_STATE, OAUTH_HTTPS_PORT, OAUTH_TUNNEL_PORT, OAUTH_CA,
 # OAUTH_JOPLIN_URL (the fake Joplin; its token is in $OAUTH_WORK/joplin-token); the
 # EXIT trap stops every process started here and removes OAUTH_WORK.
 export PATH="/usr/local/go/bin:$PATH"
@@ -68,11 +71,13 @@ oauth_start_stack() {
   OAUTH_HTTPS_PORT=$(oauth_free_port)
   local http_port
   http_port=$(oauth_free_port)
+  OAUTH_TUNNEL_PORT=$(oauth_free_port)
   mkdir -p "$OAUTH_WORK/caddy"
   XDG_DATA_HOME="$OAUTH_WORK/caddy/data" XDG_CONFIG_HOME="$OAUTH_WORK/caddy/config" HOME="$OAUTH_WORK/caddy" \
   NOTEBRIDGE_DOMAIN="$OAUTH_DOMAIN" NOTEBRIDGE_PUBLISH_MCP=on \
   NOTEBRIDGE_MCP_UPSTREAM="$addr" NOTEBRIDGE_ACTIONS_UPSTREAM=127.0.0.1:1 \
   NOTEBRIDGE_CADDY_HTTPS_PORT="$OAUTH_HTTPS_PORT" NOTEBRIDGE_CADDY_HTTP_PORT="$http_port" \
+  NOTEBRIDGE_TUNNEL_PORT="$OAUTH_TUNNEL_PORT" NOTEBRIDGE_TUNNEL_ADDR="${OAUTH_TUNNEL_ADDR:-172.31.253.3}" \
     caddy run --config Caddyfile --adapter caddyfile > "$OAUTH_WORK/caddy.log" 2>&1 &
   ci_pids+=($!)
   OAUTH_CA="$OAUTH_WORK/caddy/data/caddy/pki/authorities/local/root.crt"

@@ -51,6 +51,17 @@
 #   SMOKE_OAUTH          1: the OAuth mode above (default off)
 #   SMOKE_SYNC           webdav: the sync case above (default off)
 #   SMOKE_DAV_PORT       host port of its WebDAV server (default 18091)
+#   SMOKE_RELEASE        a version: run the published images of that release
+#                        (compose.release.yaml) from SMOKE_REGISTRY, pulled
+#                        first, never built (default: build here)
+#   SMOKE_REGISTRY       their registry (default ghcr.io/notebridge)
+#   SMOKE_MEANING        1: the profile "meaning" as well (the bundled
+#                        embedder); a note is then found by meaning through
+#                        Actions (default off)
+#   SMOKE_MEANING_LOAD   N (with SMOKE_MEANING=1): a benchmark, not a check:
+#                        N notes of about 2.4 KB are created, and get_note
+#                        through Caddy is timed while the embedder works on
+#                        them and again after it is done (MEASURE lines)
 set -euo pipefail
 
 log() { printf 'stack-smoke: %s\n' "$*" >&2; }
@@ -64,6 +75,9 @@ HTTP_PORT="${SMOKE_HTTP_PORT:-18080}"
 HEALTH_TIMEOUT="${SMOKE_HEALTH_TIMEOUT:-180}"
 OAUTH="${SMOKE_OAUTH:-0}"
 SYNC="${SMOKE_SYNC:-}"
+MEANING="${SMOKE_MEANING:-0}"
+MEANING_LOAD="${SMOKE_MEANING_LOAD:-0}"
+RELEASE="${SMOKE_RELEASE:-}"
 case "$SYNC" in ''|webdav) ;; *) die "SMOKE_SYNC must be webdav or empty";; esac
 HOST=localhost
 [ "$OAUTH" = 1 ] && HOST=notebridge.local
@@ -84,9 +98,19 @@ unset COMPOSE_FILE COMPOSE_PROJECT_NAME COMPOSE_PROFILES NOTEBRIDGE_DOMAIN \
   NOTEBRIDGE_SYNC_S3_BUCKET NOTEBRIDGE_SYNC_S3_REGION NOTEBRIDGE_SYNC_S3_PATH_STYLE NOTEBRIDGE_SYNC_INTERVAL
 export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
 # Two networks cannot share a subnet: Caddy's fixed address moves with it.
-export NOTEBRIDGE_EDGE_SUBNET=172.31.254.0/24 NOTEBRIDGE_EDGE_DYNAMIC=172.31.254.128/25 NOTEBRIDGE_CADDY_ADDR=172.31.254.2
+# SMOKE_EDGE_NET (default 172.31.254) moves it for a second run beside this one.
+EDGE_NET="${SMOKE_EDGE_NET:-172.31.254}"
+export NOTEBRIDGE_EDGE_SUBNET="$EDGE_NET.0/24" NOTEBRIDGE_EDGE_DYNAMIC="$EDGE_NET.128/25" NOTEBRIDGE_CADDY_ADDR="$EDGE_NET.2"
 if [ "$OAUTH" = 1 ]; then
   export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
+fi
+
+# The load benchmark makes more Actions requests than a person does.
+[ "$MEANING_LOAD" -gt 0 ] && export NOTEBRIDGE_ACTIONS_RATE=100000-M
+if [ "$MEANING" = 1 ]; then
+  # The one setting the README gives: meaning added to the profiles .env names.
+  profiles="$(sed -n 's/^COMPOSE_PROFILES=//p' .env | tail -n1)"
+  export COMPOSE_PROFILES="${profiles:+$profiles,}meaning"
 fi
 
 # Compose's --env-file arguments: none (.env) unless the sync case adds its
@@ -98,10 +122,20 @@ if [ -n "$SYNC" ]; then
   . "$HERE/smoke-sync.sh"
 fi
 
-# up builds missing images itself, but not within a health timeout.
-for img in notebridge/bridge:local notebridge/joplin:3.5.1; do
-  docker image inspect "$img" >/dev/null 2>&1 || die "image $img missing: run docker compose build first"
-done
+UP_ARGS=()
+if [ -n "$RELEASE" ]; then
+  # The README's way to the published images: the overlay and the version.
+  export COMPOSE_FILE=compose.yaml:compose.release.yaml NOTEBRIDGE_RELEASE="$RELEASE"
+  [ -z "${SMOKE_REGISTRY:-}" ] || export NOTEBRIDGE_REGISTRY="$SMOKE_REGISTRY"
+  UP_ARGS=(--no-build)
+else
+  # up builds missing images itself, but not within a health timeout.
+  images="notebridge/bridge:local notebridge/joplin:3.5.1"
+  [ "$MEANING" = 1 ] && images="$images notebridge/embedder:local"
+  for img in $images; do
+    docker image inspect "$img" >/dev/null 2>&1 || die "image $img missing: run docker compose build first"
+  done
+fi
 docker image inspect caddy:2 >/dev/null 2>&1 ||
   die "image caddy:2 missing: docker compose pull caddy (or deploy/offline/seed-base-images.sh)"
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -167,12 +201,19 @@ if [ -n "$SYNC" ]; then
   # notes; the recipe is in the env files and the password is stored.
   sync_setup
 fi
+if [ -n "$RELEASE" ]; then
+  log "docker compose -p $PROJECT pull (release $RELEASE from ${NOTEBRIDGE_REGISTRY:-ghcr.io/notebridge})"
+  # The project's images; caddy:2 comes from wherever the machine gets it.
+  pulled=(bridge joplin)
+  [ "$MEANING" = 1 ] && pulled+=(embedder)
+  dc pull --quiet "${pulled[@]}" >"$TMP/pull.log" 2>&1 || { tail -n 20 "$TMP/pull.log" >&2; die "docker compose pull failed"; }
+fi
 T0=$(date +%s)
 log "docker compose -p $PROJECT up -d --wait (https :$HTTPS_PORT, http :$HTTP_PORT)"
 # --wait returns once every service is healthy (or, for the one-shot
 # secrets service, done). In the background and waited for, so INT/TERM stop
 # it at once (teardown).
-timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" "${ENV_ARGS[@]}" up -d --wait >"$TMP/up.log" 2>&1 &
+timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" "${ENV_ARGS[@]}" up -d --wait "${UP_ARGS[@]}" >"$TMP/up.log" 2>&1 &
 UP_PID=$!
 up_rc=0
 wait "$UP_PID" || up_rc=$?
@@ -239,6 +280,42 @@ last_body() {
 }
 pass() { log "PASS $*"; }
 fail() { log "FAIL $*"; FAILED+=("$1"); }
+
+# get_note of the Kitchen note, timed 40 times through Caddy: the median and
+# the 95th percentile in milliseconds.
+time_get_note() {
+  local i t args=(-sS -o /dev/null -w '%{http_code} %{time_total}\n' --max-time 20 --cacert "$TMP/root.crt"
+    --resolve "$HOST:$HTTPS_PORT:127.0.0.1" -H "@$TMP/auth.hdr" -H 'Content-Type: application/json'
+    --data-binary "{\"id\":\"$KITCHEN_ID\"}" "$BASE/v1/get_note")
+  for i in $(seq 1 40); do curl "${args[@]}"; done >"$TMP/times"
+  if grep -qv '^200 ' "$TMP/times"; then printf 'not every answer was 200: %s' "$(cut -d' ' -f1 "$TMP/times" | sort | uniq -c | tr '\n' ' ')"; return; fi
+  cut -d' ' -f2 "$TMP/times" | sort -n |
+    awk '{ms[NR]=$1*1000} END {printf "p50 %.1f ms, p95 %.1f ms", ms[int(NR*0.5)], ms[int(NR*0.95)]}'
+}
+
+# The bridge's latency while the bundled embedder embeds a large Joplin
+# (issue 34): MEANING_LOAD notes are created, get_note is timed while
+# chunks are pending and again once none are.
+meaning_load() {
+  local i body pending before after
+  body="$(printf 'A line of a long personal note about budgets, travel, the garden and the house. %.0s' $(seq 1 30))"
+  for i in $(seq 1 "$MEANING_LOAD"); do
+    code="$(req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID" --arg t "Load note $i" --arg b "$body $i" '{notebook_id:$nb, title:$t, body:$b}')")"
+    [ "$code" = 200 ] || { fail "load-create_note" "(status $code: $(last_body))"; return; }
+  done
+  req POST /v1/joplin_status auth '{}' >/dev/null
+  pending="$(jq -r '.index.meaning | (.pending + .notes_pending)' "$TMP/body")"
+  before="$(time_get_note)"
+  req POST /v1/joplin_status auth '{}' >/dev/null
+  log "MEASURE get_note through Caddy while embedding ($pending chunks and notes pending before, $(jq -r '.index.meaning | (.pending + .notes_pending)' "$TMP/body") after): $before"
+  for _ in $(seq 1 1800); do
+    req POST /v1/joplin_status auth '{}' >/dev/null
+    jq -e '.index.meaning | .pending == 0 and .notes_pending == 0' "$TMP/body" >/dev/null 2>&1 && break
+    sleep 1
+  done
+  after="$(time_get_note)"
+  log "MEASURE get_note through Caddy with the embedder idle ($(jq -c '.index.meaning | {done, pending}' "$TMP/body")): $after"
+}
 
 T1=$(date +%s)
 # Caddy may still be issuing its localhost certificate: retry the first call.
@@ -353,6 +430,25 @@ else
   fail "7-bridge-env" "($(printf '%s' "$env_of_bridge" | grep -E '^NOTEBRIDGE_(DOMAIN|ORIGIN)=' | tr '\n' ' '))"
 fi
 [ -z "$SYNC" ] || sync_checks
+if [ "$MEANING" = 1 ]; then
+  # A note found by meaning: the bundled embedder embeds it in the
+  # background; joplin_status says when every chunk is done.
+  code="$(req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID"     '{notebook_id:$nb, title:"Kitchen works", body:"Agreed with Sam: at most 14,000 euros for the remodel; the old stove goes in March."}')")"
+  [ "$code" = 200 ] || fail "8a-create_note" "(status $code: $(last_body))"
+  KITCHEN_ID="$(jq -r '.id // empty' "$TMP/body")"
+  for _ in $(seq 1 120); do
+    req POST /v1/joplin_status auth '{}' >/dev/null
+    jq -e '.index.meaning | .state == "ready" and .done >= 1 and .pending == 0 and .notes_pending == 0' "$TMP/body" >/dev/null 2>&1 && break
+    sleep 1
+  done
+  if jq -e '.index.meaning.done >= 1' "$TMP/body" >/dev/null 2>&1; then pass "8a the bundled embedder embedded every note ($(jq -c '.index.meaning | {model, done}' "$TMP/body"))"
+  else fail "8a-meaning-ready" "(index.meaning: $(jq -c '.index.meaning' "$TMP/body" 2>/dev/null))"; fi
+  code="$(req POST /v1/search auth '{"query":"how much money for redoing the cooking area","mode":"semantic","limit":3}')"
+  if [ "$code" = 200 ] && [ "$(jq -r '.items[0].title // empty' "$TMP/body")" = "Kitchen works" ]; then
+    pass "8b a paraphrase found by meaning first (mode $(jq -r .mode "$TMP/body"))"
+  else fail "8b-search-by-meaning" "(status $code: $(last_body))"; fi
+  if [ "$MEANING_LOAD" -gt 0 ]; then meaning_load; fi
+fi
 T_CHECKS=$(( $(date +%s) - T1 ))
 
 log "timings: up -d ${T_UP}s, bridge healthy ${T_HEALTHY}s, checks ${T_CHECKS}s"

@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -17,10 +17,11 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/testkit/toolsnaps"
 	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = flag.Bool("update", false, "rewrite the tool snapshots")
 
 func fullRegistry(t testing.TB) *registry.Registry {
 	t.Helper()
@@ -118,13 +119,43 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestToolsListGolden snapshots the MCP tools/list answer. Run
-// `go test ./pkg/toolsets -run Golden -update` to accept a deliberate change.
-func TestToolsListGolden(t *testing.T) {
+// TestToolsListSnapshots snapshots the MCP tools/list answer, one file per
+// tool and surface (testdata/toolsnaps/<surface>/<tool>.json, and _order
+// for the order listed). Run `go test ./pkg/toolsets -run Snapshots -update`
+// to accept a deliberate change.
+func TestToolsListSnapshots(t *testing.T) {
 	for _, tr := range []registry.Transport{registry.MCPStdio, registry.MCPHTTP} {
-		got := toolsList(t, fullRegistry(t), tr)
-		golden(t, filepath.Join("testdata", "tools_list."+string(tr)+".golden.json"), got)
+		checkToolSnaps(t, string(tr), toolsListFor(t, fullRegistry(t), tr))
 	}
+}
+
+// checkToolSnaps holds a tools/list answer against the snapshots of
+// surface, one per tool.
+func checkToolSnaps(t *testing.T, surface string, answer []byte) {
+	t.Helper()
+	var v struct {
+		Result struct {
+			Tools []json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(answer, &v); err != nil || len(v.Result.Tools) == 0 {
+		t.Fatalf("tools/list answer: %s", answer)
+	}
+	snaps := make([]toolsnaps.Snap, 0, len(v.Result.Tools)+1)
+	names := make([]string, 0, len(v.Result.Tools))
+	for _, raw := range v.Result.Tools {
+		var tool struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &tool); err != nil || tool.Name == "" {
+			t.Fatalf("a tool without a name: %s", raw)
+		}
+		names = append(names, tool.Name)
+		snaps = append(snaps, toolsnaps.Snap{Name: tool.Name, JSON: raw})
+	}
+	snaps = append(snaps, toolsnaps.Names("_order", names))
+	toolsnaps.Check(t, filepath.Join("testdata", "toolsnaps", surface), snaps, *update,
+		"go test ./pkg/toolsets -run Snapshots -update")
 }
 
 // compactToolsList returns the tools/list answer as sent on the wire.
@@ -146,43 +177,6 @@ func toolsListFor(t testing.TB, reg *registry.Registry, tr registry.Transport, o
 		t.Fatal(err)
 	}
 	return b
-}
-
-func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport, opts ...mcpadapter.ServerOption) []byte {
-	t.Helper()
-	b := toolsListFor(t, reg, tr, opts...)
-	var v struct {
-		Result struct {
-			Tools []mcp.Tool `json:"tools"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil || len(v.Result.Tools) == 0 {
-		t.Fatalf("tools/list answer: %s", b)
-	}
-	var pretty bytes.Buffer
-	raw, _ := json.Marshal(json.RawMessage(b))
-	if err := json.Indent(&pretty, raw, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	pretty.WriteByte('\n')
-	return pretty.Bytes()
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run with -update): %v", path, err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Fatalf("%s drifted; review the change and run `go test ./pkg/toolsets -run Golden -update`\n--- got ---\n%s", path, got)
-	}
 }
 
 // hints are the four MCP tool hints as a client reads them.
@@ -218,7 +212,8 @@ func effectiveHints(a mcp.ToolAnnotation, absentFalse bool) hints {
 }
 
 // TestAnnotationsUnambiguous: tools/list carries a hint only where leaving
-// it out could be misread, and no tool title (issue #14): every tool
+// it out could be misread, and no top-level tool title (issue #14; the
+// human title is annotations.title, TestTitlesAreHuman): every tool
 // reads the same under the MCP defaults and to a client that takes an
 // absent hint for false, and no stated hint is left out there where both
 // readings agree on it.
@@ -242,7 +237,33 @@ func TestAnnotationsUnambiguous(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tool.Title != nil {
-			t.Errorf("%s: tool carries a title %q", op.Name, *tool.Title)
+			t.Errorf("%s: tool carries a top-level title %q", op.Name, *tool.Title)
 		}
+	}
+}
+
+// TestTitlesAreHuman: every tool, find_tools and call_tool included, has a
+// human annotations.title that connector directories and clients show
+// (issue 36): a short phrase of its own, not the name restated, and no two
+// tools alike.
+func TestTitlesAreHuman(t *testing.T) {
+	titles := map[string]string{mcpadapter.FindToolsName: mcpadapter.FindToolsTitle, mcpadapter.CallToolName: mcpadapter.CallToolTitle}
+	for _, op := range fullRegistry(t).Operations() {
+		titles[op.Name] = mcpadapter.Annotations(op).Title
+	}
+	seen := map[string]string{}
+	for name, title := range titles {
+		words := strings.Fields(strings.ToLower(title))
+		switch {
+		case title == "" || len(title) > 50:
+			t.Errorf("%s: title %q is empty or longer than 50 characters", name, title)
+		case title[0] < 'A' || title[0] > 'Z' || strings.ContainsAny(title, "_:"):
+			t.Errorf("%s: title %q is not a phrase starting with a capital", name, title)
+		case strings.Join(words, "_") == name || strings.Join(words, "") == strings.ReplaceAll(name, "_", ""):
+			t.Errorf("%s: title %q restates the name", name, title)
+		case seen[strings.ToLower(title)] != "":
+			t.Errorf("%s and %s share the title %q", name, seen[strings.ToLower(title)], title)
+		}
+		seen[strings.ToLower(title)] = name
 	}
 }

@@ -47,7 +47,8 @@ func startCaddy(t *testing.T, root, actionsUp, mcpUp, publishMCP string) (*http.
 		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "HOME="+dir,
 		"NOTEBRIDGE_DOMAIN=localhost", "NOTEBRIDGE_PUBLISH_MCP="+publishMCP,
 		"NOTEBRIDGE_ACTIONS_UPSTREAM="+actionsUp, "NOTEBRIDGE_MCP_UPSTREAM="+mcpUp,
-		"NOTEBRIDGE_CADDY_HTTPS_PORT="+strconv.Itoa(httpsPort), "NOTEBRIDGE_CADDY_HTTP_PORT="+strconv.Itoa(httpPort))
+		"NOTEBRIDGE_CADDY_HTTPS_PORT="+strconv.Itoa(httpsPort), "NOTEBRIDGE_CADDY_HTTP_PORT="+strconv.Itoa(httpPort),
+		"NOTEBRIDGE_TUNNEL_PORT="+strconv.Itoa(freePort(t)))
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

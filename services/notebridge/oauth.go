@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
@@ -99,23 +98,16 @@ func oauthConfig(c *config, a *app, checker *consent.Checker) (*mcpadapter.OAuth
 // ownerChecker reads the owner passphrase hash (generating the passphrase
 // when missing) and builds the checker the consent page and the console
 // share: one rate limit and one lockout for both.
-func ownerChecker(c *config, stderr io.Writer) (*consent.Checker, error) {
+func ownerChecker(c *config, a *app, stderr io.Writer) (*consent.Checker, error) {
 	hashPath, err := ensurePassphrase(c.OwnerPassphraseFile, c.StateDir, stderr)
 	if err != nil {
 		return nil, err
 	}
-	if err := bearer.CheckPrivateFile(hashPath); err != nil {
-		return nil, fmt.Errorf("owner passphrase hash %s: %w", hashPath, err)
-	}
-	raw, err := os.ReadFile(hashPath)
+	hash, err := consent.ReadHashFile(hashPath)
 	if err != nil {
-		return nil, fmt.Errorf("read the owner passphrase hash: %w", errors.Unwrap(err))
+		return nil, err
 	}
-	hash, err := consent.ParseHash(string(raw))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", hashPath, err)
-	}
-	return consent.NewChecker(consent.Config{Hash: hash})
+	return consent.NewChecker(consent.Config{Hash: hash, Refused: a.metrics.signInRefused})
 }
 
 // ensurePassphrase returns the hash file to use: path when set, else the

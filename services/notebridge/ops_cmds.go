@@ -42,9 +42,15 @@ func runHealthcheck(ctx context.Context, args []string, stderr io.Writer) error 
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		var body struct {
-			Code string `json:"code"`
+			Code    string `json:"code"`
+			Message string `json:"message"`
 		}
 		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
+		if body.Message != "" {
+			// The container's health log shows it (docker inspect,
+			// docker compose ps): the reason, where the person looks.
+			return fmt.Errorf("healthcheck: status %d (%s): %.500s", resp.StatusCode, body.Code, body.Message)
+		}
 		if body.Code != "" {
 			return fmt.Errorf("healthcheck: status %d (%s)", resp.StatusCode, body.Code)
 		}

@@ -19,31 +19,41 @@ import (
 // runServe is the service the container runs: MCP Streamable HTTP with
 // health routes, and GPT Actions on a separate port when enabled.
 func runServe(ctx context.Context, args []string, stderr io.Writer) error {
+	var h configHold
 	c, a, err := setup("serve", args, stderr, true, func(fs *flag.FlagSet, c *config) {
 		bindActionsFlags(fs, c)
 		bindOAuthFlags(fs, c)
+		h.bind(fs, c)
 	})
 	if err != nil {
-		return err
+		return h.hold(ctx, err, stderr)
 	}
 	defer a.close()
 	if c.ActionsEnabled != (c.ActionsTokenFile != "") {
-		return errors.New("GPT Actions need both --actions-enabled and --actions-token-file; refusing to start with only one")
+		return h.hold(ctx, errors.New("GPT Actions need both --actions-enabled and --actions-token-file; refusing to start with only one"), stderr)
 	}
 	mcpL, err := mcpListener(c, a, stderr)
 	if err != nil {
-		return err
+		return h.hold(ctx, err, stderr)
 	}
 	ls := []listener{mcpL}
 	if c.ActionsEnabled {
 		al, err := actionsListener(c, a)
 		if err != nil {
 			mcpL.ln.Close()
-			return err
+			return h.hold(ctx, err, stderr)
 		}
 		ls = append(ls, al)
 	} else {
 		a.log.Info("GPT Actions are disabled (enable with --actions-enabled and --actions-token-file)")
+	}
+	if ml, ok, err := metricsListener(c, a); err != nil {
+		for _, l := range ls {
+			l.ln.Close()
+		}
+		return fmt.Errorf("listen for metrics: %w", err)
+	} else if ok {
+		ls = append(ls, ml)
 	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, true)
 	a.followSync(c)
@@ -69,6 +79,7 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 func actionsListener(c *config, a *app) (listener, error) {
 	token, err := bearer.NewTokenFile(c.ActionsTokenFile)
 	if err != nil {
+		//lint:ignore ST1005 "Actions" is the surface's name, capitalised wherever it is named.
 		return listener{}, fmt.Errorf("Actions %w", err)
 	}
 	token = token.DistinctFrom(actionsCred, a.log, c.credentials(actionsCred)...)

@@ -52,8 +52,28 @@ const fetchFn = async (url, init = {}) => {
   const u = new URL(url);
   const body = typeof init.body === 'string' ? init.body : init.body instanceof URLSearchParams ? init.body.toString() : '';
   seen.push({ method: init.method ?? 'GET', path: u.pathname, grant: new URLSearchParams(body).get('grant_type') });
-  return undiciFetch(u, { ...init, dispatcher });
+  const resp = await undiciFetch(u, { ...init, dispatcher });
+  const loc = resp.headers.get('location');
+  if (loc) pointed.push(new URL(loc, u).href);
+  const meta = (resp.headers.get('www-authenticate') ?? '').match(/resource_metadata="([^"]+)"/)?.[1];
+  if (meta) pointed.push(meta);
+  return resp;
 };
+// Every URL a response pointed the client to (Location, the challenge's
+// resource_metadata).
+const pointed = [];
+
+// onOrigin asserts that every URL in value (a metadata document, walked
+// whole) is on the public origin.
+function onOrigin(value, where) {
+  if (typeof value === 'string') {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) {
+      assert.equal(new URL(value).origin, origin, `${where}: ${value} is not on ${origin}`);
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) onOrigin(v, `${where}.${k}`);
+  }
+}
 
 // An in-memory OAuthClientProvider that keeps what the SDK gives it unchanged.
 class Provider {
@@ -120,6 +140,12 @@ try {
   assert.ok(paths.includes('GET /.well-known/oauth-protected-resource/mcp'), `protected resource metadata fetched: ${paths}`);
   assert.ok(paths.includes('GET /.well-known/oauth-authorization-server'), `authorization server metadata fetched: ${paths}`);
   ok('discovery: 401 from /mcp, then RFC 9728 and RFC 8414 metadata through Caddy');
+  for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-authorization-server']) {
+    const r = await fetchFn(new URL(path, origin));
+    assert.equal(r.status, 200, `${path}: ${r.status}`);
+    onOrigin(await r.json(), path);
+  }
+  ok(`every URL in both metadata documents is on ${origin}`);
   assert.ok(paths.includes('POST /oauth/register'), `dynamic registration: ${paths}`);
   assert.ok(provider.client?.client_id, 'registered client_id');
   assert.equal(provider.client.client_secret, undefined, 'a public client gets no secret');
@@ -158,6 +184,11 @@ try {
   assert.equal(`${back.origin}${back.pathname}`, redirectURL, 'back to the registered redirect URI');
   assert.equal(back.searchParams.get('state'), 'ci-state-0123456789');
   assert.equal(back.searchParams.get('iss'), origin, 'the response names its issuer (RFC 9207)');
+  for (const res of [page, wrong, approved]) {
+    for (const action of res.body.matchAll(/action="([^"]*)"/g)) {
+      assert.equal(new URL(action[1].replaceAll('&amp;', '&'), authURL).origin, origin, `the consent form posts to ${action[1]}`);
+    }
+  }
   const code = back.searchParams.get('code');
   assert.ok(code, 'an authorization code');
   ok('consent approved with the owner passphrase (a wrong one refused first); code, state and iss on the redirect');
@@ -220,6 +251,11 @@ try {
   assert.ok(provider.authorizationURL, 'the revoked refresh token cannot refresh: the SDK asks for authorization again');
   ok('the SDK client is refused and cannot refresh; it asks the owner again');
   await transport.close().catch(() => {});
+  assert.ok(pointed.length > 0, 'the 401 challenges named their resource metadata');
+  for (const url of pointed) {
+    assert.ok(new URL(url).origin === origin || url.startsWith(redirectURL), `a response points off the public origin: ${url}`);
+  }
+  ok(`every URL a response pointed the client to (${pointed.length}: redirects, resource_metadata) is on ${origin}`);
   console.log(`oauth-e2e: all ${n} checks passed`);
 } finally {
   rmSync(jarDir, { recursive: true, force: true });

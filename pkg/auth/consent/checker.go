@@ -24,6 +24,8 @@ type Checker struct {
 	lockout  time.Duration
 	// matches checks a passphrase (the hash's Matches; tests count).
 	matches func(string) bool
+	// refused is told of every wrong passphrase and locked-out attempt.
+	refused func(reason string)
 }
 
 // NewChecker builds the checker of cfg's hash, rate, lockout and check
@@ -48,7 +50,7 @@ func NewChecker(cfg Config) (*Checker, error) {
 	return &Checker{lim: lim, lockout: cfg.Lockout,
 		attempts: newAttempts(cfg.MaxFailures, cfg.Lockout, cmp.Or(cfg.MaxAddresses, 10000), cfg.Now),
 		gate:     oauthserver.NewGate(cmp.Or(cfg.MaxChecks, 2), cmp.Or(cfg.CheckWait, 2*time.Second)),
-		matches:  cfg.Hash.Matches}, nil
+		matches:  cfg.Hash.Matches, refused: cfg.Refused}, nil
 }
 
 // Verdict is what the checker decided about a request or a passphrase.
@@ -102,6 +104,7 @@ func (c *Checker) Admit(ctx context.Context, addr string) Verdict {
 		return Limited
 	}
 	if c.attempts.locked(oauthserver.ClientKey(addr)) {
+		c.refuse(RefusedLockedOut)
 		return LockedOut
 	}
 	return Admitted
@@ -116,6 +119,7 @@ func (c *Checker) Check(ctx context.Context, addr, passphrase string) Verdict {
 	key := oauthserver.ClientKey(addr)
 	switch c.attempts.reserve(key) {
 	case spent:
+		c.refuse(RefusedLockedOut)
 		return LockedOut
 	case tableIsFull:
 		return Crowded
@@ -132,6 +136,7 @@ func (c *Checker) Check(ctx context.Context, addr, passphrase string) Verdict {
 	c.gate.Leave()
 	if !ok {
 		c.attempts.settle(key, checkWrong)
+		c.refuse(RefusedWrongPassphrase)
 		return Wrong
 	}
 	c.attempts.settle(key, checkRight)

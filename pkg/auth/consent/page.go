@@ -65,6 +65,9 @@ type Config struct {
 	// console, so both count one lockout); unset, New builds one from the
 	// fields above.
 	Checker *Checker
+	// Refused, when set, is told of every refused sign-in (by the Checker New builds; a given Checker has its own) with its reason
+	// (RefusedWrongPassphrase, RefusedLockedOut), for the metrics.
+	Refused func(reason string)
 }
 
 // Page implements oauthserver.Consent.
@@ -133,7 +136,8 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 		p.message(w, http.StatusBadRequest, "Choose Approve or Deny.")
 		return oauthserver.Pending
 	}
-	switch p.nonces.consume(c.Value, addr) {
+	result, offered := p.nonces.consume(c.Value, addr)
+	switch result {
 	case nonceGone:
 		p.message(w, http.StatusForbidden, "This form expired or was already used. Go back to the application and start again.")
 		return oauthserver.Pending
@@ -149,7 +153,7 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 		return d
 	}
 	// Checked after the passphrase, so a wrong one is told as such.
-	if problem := p.checkNotebooks(r.PostForm); problem != "" {
+	if problem := p.checkNotebooks(r.Context(), req, r.PostForm, offered); problem != "" {
 		p.form(w, r, req, http.StatusBadRequest, problem)
 		return oauthserver.Pending
 	}
@@ -205,8 +209,10 @@ type formData struct {
 }
 
 func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, status int, problem string) {
+	var d formData
+	p.notebookForm(r.Context(), req, &d)
 	addr := oauthserver.ClientAddr(r)
-	nonce, ok := p.nonces.issue(addr, oauthserver.ClientKey(addr))
+	nonce, ok := p.nonces.issue(addr, oauthserver.ClientKey(addr), offerOf(&d).digest())
 	if !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.NonceTTL/time.Second)))
 		p.message(w, http.StatusServiceUnavailable, "Too many consent forms are open right now. Try again in a few minutes.")
@@ -214,12 +220,11 @@ func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.Cons
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(p.cfg.NonceTTL / time.Second)})
-	d := formData{ClientName: displayName(req.ClientName), ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
+	d.ClientName, d.ClientID, d.CSRF, d.Error = displayName(req.ClientName), req.ClientID, p.csrf(nonce, r.URL.RawQuery), problem
 	d.RedirectSite, d.RedirectHost = describeRedirect(req.RedirectURI)
 	for _, s := range req.Scopes.List() {
 		d.Scopes = append(d.Scopes, string(s)+": "+scopeText[s])
 	}
-	p.notebookForm(r.Context(), req, &d)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_ = formPage.Execute(w, d)

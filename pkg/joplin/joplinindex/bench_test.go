@@ -16,10 +16,22 @@ import (
 	"github.com/notebridge/notebridge/pkg/testkit/searchcorpus"
 )
 
-const benchNotes = 10_000
+// benchNotes is the corpus size of the 10k benchmarks: 10,000 notes, or
+// NOTEBRIDGE_BENCH_NOTES to measure another scale (e.g. 50000).
+func benchNotes(b *testing.B) int {
+	v := os.Getenv("NOTEBRIDGE_BENCH_NOTES")
+	if v == "" {
+		return 10_000
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("NOTEBRIDGE_BENCH_NOTES=%q is no positive number", v)
+	}
+	return n
+}
 
-// seedBench fills the fake with the 10,000-note corpus in 5 notebooks and
-// returns the text size (titles and bodies).
+// seedBench fills the fake with the benchmark corpus (benchNotes) in 5
+// notebooks and returns the text size (titles and bodies).
 func seedBench(b *testing.B, e *env) int64 {
 	var folders []string
 	for i := 0; i < 5; i++ {
@@ -30,7 +42,7 @@ func seedBench(b *testing.B, e *env) int64 {
 		folders = append(folders, out["id"].(string))
 	}
 	var text int64
-	for i, n := range searchcorpus.Notes(benchNotes) {
+	for i, n := range searchcorpus.Notes(benchNotes(b)) {
 		if err := e.c.Write(context.Background(), "POST", "/notes", nil, map[string]any{"title": n.Title, "body": n.Body, "parent_id": folders[i%5]}, nil); err != nil {
 			b.Fatal(err)
 		}

@@ -307,3 +307,25 @@ func TestPlanBoundsAndUndoOfUndo(t *testing.T) {
 		t.Fatalf("after undoing the undo: %q", n.Body[:20])
 	}
 }
+
+// TestApplyOfABlockedPlanWithoutDigest: changes that cannot apply (their
+// find text is missing) have no plan digest; applying them with an empty
+// plan_digest is PLAN_MISMATCH naming the problem, and nothing is written
+// (it was INTERNAL: the empty digest reached the receipt store as its id).
+func TestApplyOfABlockedPlanWithoutDigest(t *testing.T) {
+	fake := joplinfake.New(token)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	b := newProcBridge(t, srv.URL, t.TempDir())
+	nb := scenarios.Folder(t, b.env(), "Blocked", "")
+	id := scenarios.SeedNote(t, b.env(), nb, "Log", "one line\n")
+	changes := []scenarios.Change{{"note": id, "op": "replace", "find": "no such line", "text": "x"}}
+	derr := b.call(t, "apply_note_changes", map[string]any{"changes": changes, "plan_digest": ""}, nil)
+	if derr == nil || derr.Code != domainerr.PlanMismatch || !strings.Contains(fmt.Sprint(derr.Details["problems"]), "find has no match") {
+		t.Fatalf("apply of a blocked plan with an empty digest: %v", derr)
+	}
+	var n struct{ Body string }
+	if derr := b.call(t, "get_note", map[string]any{"id": id}, &n); derr != nil || n.Body != "one line\n" {
+		t.Fatalf("the note after the refused apply: %v %q", derr, n.Body)
+	}
+}

@@ -35,7 +35,7 @@ const MaxPage = 100_000
 
 func (o *Ops) listNotes() registry.Operation {
 	desc := "List notes, optionally in one notebook, with one tag or linking to one resource (one filter at most). Paged; bodies only when asked."
-	return registry.Define(o.meta("list_notes", "List notes", desc, registry.EffectRead), o.doListNotes)
+	return registry.Define(o.meta("list_notes", "Browse notes by notebook or tag", desc, registry.EffectRead), o.doListNotes)
 }
 
 func (o *Ops) doListNotes(ctx context.Context, in listNotesIn) (listNotesOut, error) {

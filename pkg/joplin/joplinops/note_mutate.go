@@ -74,7 +74,7 @@ var noteFieldNames = []struct{ tool, joplin string }{
 
 func (o *Ops) updateNote() registry.Operation {
 	desc := "Change a note's title, body, notebook (move) or to-do fields; only given fields are written. A note in the trash is changed there (in_trash: true)."
-	return registry.Define(o.meta("update_note", "Update note", desc, registry.EffectUpdate), o.doUpdateNote)
+	return registry.Define(o.meta("update_note", "Replace a note's title or body", desc, registry.EffectUpdate), o.doUpdateNote)
 }
 
 // requested returns the Joplin properties an update asks for.
@@ -159,7 +159,7 @@ type noteIDIn struct {
 }
 
 func (o *Ops) trashNote() registry.Operation {
-	return registry.Define(o.meta("trash_note", "Trash note", "Move a note to the trash; restore_note brings it back.", registry.EffectTrash), func(ctx context.Context, in noteIDIn) (trashOut, error) {
+	return registry.Define(o.meta("trash_note", "Move a note to the trash", "Move a note to the trash; restore_note brings it back.", registry.EffectTrash), func(ctx context.Context, in noteIDIn) (trashOut, error) {
 		n, err := o.loadNote(ctx, in.ID, "id,deleted_time")
 		if err != nil {
 			return trashOut{}, err
@@ -185,7 +185,7 @@ type restoreNoteOut struct {
 
 func (o *Ops) restoreNote() registry.Operation {
 	desc := "Restore a note from the trash into its notebook, or into notebook_id when that one is trashed or gone."
-	return registry.Define(o.meta("restore_note", "Restore note", desc, registry.EffectUpdate), o.doRestoreNote)
+	return registry.Define(o.meta("restore_note", "Restore a note from the trash", desc, registry.EffectUpdate), o.doRestoreNote)
 }
 
 func (o *Ops) doRestoreNote(ctx context.Context, in restoreNoteIn) (restoreNoteOut, error) {

@@ -160,7 +160,7 @@ type notebookIDIn struct {
 }
 
 func (o *Ops) getNotebook() registry.Operation {
-	return registry.Define(o.meta("get_notebook", "Get notebook", "Read a notebook by id (trashed included) with its direct sub-notebooks.", registry.EffectRead), func(ctx context.Context, in notebookIDIn) (Notebook, error) {
+	return registry.Define(o.meta("get_notebook", "Read a notebook", "Read a notebook by id (trashed included) with its direct sub-notebooks.", registry.EffectRead), func(ctx context.Context, in notebookIDIn) (Notebook, error) {
 		r, err := o.loadNotebook(ctx, in.ID, "notebook")
 		if err != nil {
 			return Notebook{}, err
@@ -180,7 +180,7 @@ type createNotebookIn struct {
 
 func (o *Ops) createNotebook() registry.Operation {
 	desc := "Create a notebook, top-level or under parent_id. A same-titled sibling (trashed included) fails with NOTEBOOK_ALREADY_EXISTS."
-	return registry.Define(o.meta("create_notebook", "Create notebook", desc, registry.EffectCreate), o.doCreateNotebook)
+	return registry.Define(o.meta("create_notebook", "Create a notebook", desc, registry.EffectCreate), o.doCreateNotebook)
 }
 
 func (o *Ops) doCreateNotebook(ctx context.Context, in createNotebookIn) (Notebook, error) {
@@ -228,7 +228,7 @@ type updateNotebookIn struct {
 
 func (o *Ops) updateNotebook() registry.Operation {
 	desc := "Rename and/or move a notebook. Refuses a move into its own subtree and a title a sibling has (NOTEBOOK_ALREADY_EXISTS, trashed included)."
-	return registry.Define(o.meta("update_notebook", "Update notebook", desc, registry.EffectUpdate), o.doUpdateNotebook)
+	return registry.Define(o.meta("update_notebook", "Rename or move a notebook", desc, registry.EffectUpdate), o.doUpdateNotebook)
 }
 
 func (o *Ops) doUpdateNotebook(ctx context.Context, in updateNotebookIn) (Notebook, error) {
@@ -295,7 +295,7 @@ func checkMove(all []apiFolder, id, parent string) error {
 
 func (o *Ops) trashNotebook() registry.Operation {
 	desc := "Move a notebook with its sub-notebooks and notes to the trash; restore_notebook brings them back."
-	return registry.Define(o.meta("trash_notebook", "Trash notebook", desc, registry.EffectTrash), func(ctx context.Context, in notebookIDIn) (trashOut, error) {
+	return registry.Define(o.meta("trash_notebook", "Move a notebook to the trash", desc, registry.EffectTrash), func(ctx context.Context, in notebookIDIn) (trashOut, error) {
 		cur, err := o.loadNotebook(ctx, in.ID, "notebook")
 		if err != nil {
 			return trashOut{}, err
@@ -322,7 +322,7 @@ type restoreNotebookOut struct {
 
 func (o *Ops) restoreNotebook() registry.Operation {
 	desc := "Restore a trashed notebook with the sub-notebooks and notes trashed along with it; items trashed earlier on their own stay (left_in_trash). With its parent still trashed it moves to the top level."
-	return registry.Define(o.meta("restore_notebook", "Restore notebook", desc, registry.EffectUpdate), o.doRestoreNotebook)
+	return registry.Define(o.meta("restore_notebook", "Restore a notebook from the trash", desc, registry.EffectUpdate), o.doRestoreNotebook)
 }
 
 // trashedItem is a trashed notebook or note below the notebook to restore.

@@ -36,7 +36,7 @@ type listNotebooksOut struct {
 }
 
 func (o *Ops) listNotebooks() registry.Operation {
-	return registry.Define(withDef(o.meta("list_notebooks", "List notebooks", "List every notebook not in the trash, as a tree sorted by title.", registry.EffectRead), reflect.TypeFor[NotebookNode](), "notebook"), func(ctx context.Context, _ listNotebooksIn) (listNotebooksOut, error) {
+	return registry.Define(withDef(o.meta("list_notebooks", "List notebooks as a tree", "List every notebook not in the trash, as a tree sorted by title.", registry.EffectRead), reflect.TypeFor[NotebookNode](), "notebook"), func(ctx context.Context, _ listNotebooksIn) (listNotebooksOut, error) {
 		folders, err := joplin.ListAll[apiFolder](ctx, o.c, "/folders", url.Values{
 			"fields": {"id,parent_id,title"}, "order_by": {"title"}, "order_dir": {"ASC"},
 		}, MaxNotebooks)

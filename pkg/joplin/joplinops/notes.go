@@ -71,7 +71,7 @@ type conflictInfo struct {
 
 func (o *Ops) getNote() registry.Operation {
 	desc := "Read a note by id (trashed included), optionally with its tags, resources, linked notes and backlinks; says when it is, or has, a sync conflict copy. Long bodies: view outline, then view section with a heading."
-	return registry.Define(withDef(o.meta("get_note", "Get note", desc, registry.EffectRead), reflect.TypeFor[NoteRef](), "note_ref"), func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
+	return registry.Define(withDef(o.meta("get_note", "Read a note", desc, registry.EffectRead), reflect.TypeFor[NoteRef](), "note_ref"), func(ctx context.Context, in getNoteIn) (noteWithRelations, error) {
 		n, err := o.loadNote(ctx, in.ID, getNoteFields)
 		if err != nil {
 			return noteWithRelations{}, err
@@ -86,7 +86,7 @@ func (o *Ops) getNote() registry.Operation {
 		}
 		out := noteWithRelations{Note: toNote(n, false), Relations: rel, conflictInfo: ci}
 		if in.IncludeBody == nil || *in.IncludeBody {
-			if out.Body, out.bodyView, err = viewBody(n.Body, in.View, in.Heading); err != nil {
+			if out.Body, out.bodyView, err = viewBody(n.Body, in.View, in.Heading, o.maxWholeBody()); err != nil {
 				return noteWithRelations{}, err
 			}
 		}
@@ -104,7 +104,7 @@ type createNoteIn struct {
 
 func (o *Ops) createNote() registry.Operation {
 	desc := "Create a note in a notebook. A same-titled note there (trashed included) fails with NOTE_ALREADY_EXISTS."
-	return registry.Define(o.meta("create_note", "Create note", desc, registry.EffectCreate), o.doCreateNote)
+	return registry.Define(o.meta("create_note", "Create a note", desc, registry.EffectCreate), o.doCreateNote)
 }
 
 func (o *Ops) doCreateNote(ctx context.Context, in createNoteIn) (Note, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
 // Resource is a Joplin resource's metadata, as Joplin encodes it and as the
@@ -85,7 +86,7 @@ type listResourcesOut struct {
 }
 
 func (o *Ops) listResources() registry.Operation {
-	return registry.Define(o.meta("list_resources", "List resources", "List resources (files attached to notes) with their metadata, paged and sorted.", registry.EffectRead), o.doListResources)
+	return registry.Define(o.meta("list_resources", "List attachments", "List resources (files attached to notes) with their metadata, paged and sorted.", registry.EffectRead), o.doListResources)
 }
 
 func (o *Ops) doListResources(ctx context.Context, in listResourcesIn) (listResourcesOut, error) {
@@ -108,10 +109,12 @@ func (o *Ops) doListResources(ctx context.Context, in listResourcesIn) (listReso
 	if err := o.c.Get(ctx, "/resources", q, &p); err != nil {
 		return listResourcesOut{}, err
 	}
-	res := listResourcesOut{Resources: nonNil(p.Items), Page: page}
-	if p.HasMore {
+	res := listResourcesOut{Resources: nonNil(p.Items), Page: page, HasMore: p.HasMore}
+	if p.HasMore && !scopeview.Limited(ctx) {
 		// Joplin says has_more for any full page; look at the first item
-		// after this page to be exact.
+		// after this page to be exact. (Not for a limited caller: its view
+		// empties the probe when the next item is hidden, while visible
+		// ones may follow; it keeps Joplin's has_more, as every list does.)
 		next := url.Values{"fields": {"id"}, "limit": {"1"}, "page": {strconv.Itoa(page*limit + 1)},
 			"order_by": q["order_by"], "order_dir": q["order_dir"]}
 		var probe struct {
@@ -143,7 +146,7 @@ type getResourceOut struct {
 
 func (o *Ops) getResource() registry.Operation {
 	desc := "Read a resource's metadata by id, with the text Joplin extracted from it (OCR) when it has any; include_notes also lists the notes linking to it (scans every note)."
-	return registry.Define(o.meta("get_resource", "Get resource", desc, registry.EffectRead), func(ctx context.Context, in getResourceIn) (getResourceOut, error) {
+	return registry.Define(o.meta("get_resource", "Read an attachment's details", desc, registry.EffectRead), func(ctx context.Context, in getResourceIn) (getResourceOut, error) {
 		r, err := o.loadResource(ctx, in.ID)
 		if err != nil {
 			return getResourceOut{}, err
@@ -180,7 +183,7 @@ type resourceContent struct {
 func (o *Ops) getResourceContent() registry.Operation {
 	maxBytes := o.limits.MaxResourceBytes
 	desc := fmt.Sprintf("Download a resource's content as base64 with its MIME type, size and SHA-256. Over %s: RESOURCE_TOO_LARGE.", sizeText(maxBytes))
-	return registry.DefineEncoded[resourceIDIn, resourceContent](o.meta("get_resource_content", "Get resource content", desc, registry.EffectRead),
+	return registry.DefineEncoded[resourceIDIn, resourceContent](o.meta("get_resource_content", "Download an attachment", desc, registry.EffectRead),
 		func(ctx context.Context, in resourceIDIn) (json.RawMessage, error) {
 			r, err := o.loadResource(ctx, in.ID)
 			if err != nil {
@@ -219,7 +222,7 @@ type deleteResourceOut struct {
 
 func (o *Ops) deleteResource() registry.Operation {
 	desc := "Delete a resource and its file permanently (Joplin has no trash for resources). Links to it are left dangling; find them first with get_resource include_notes."
-	return registry.Define(o.meta("delete_resource", "Delete resource", desc, registry.EffectDeletePermanent), func(ctx context.Context, in resourceIDIn) (deleteResourceOut, error) {
+	return registry.Define(o.meta("delete_resource", "Delete an attachment", desc, registry.EffectDeletePermanent), func(ctx context.Context, in resourceIDIn) (deleteResourceOut, error) {
 		if _, err := o.loadResource(ctx, in.ID); err != nil {
 			return deleteResourceOut{}, err
 		}

@@ -132,7 +132,7 @@ type createResourceOut struct {
 
 func (o *Ops) createResource() registry.Operation {
 	desc := "Upload a file as a resource, linked from note_id if given. The same content and title fails with RESOURCE_ALREADY_EXISTS."
-	return registry.DefineDecoded(o.meta("create_resource", "Create resource", desc, registry.EffectCreate), func() createResourceIn { return createResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doCreateResource)
+	return registry.DefineDecoded(o.meta("create_resource", "Attach a file", desc, registry.EffectCreate), func() createResourceIn { return createResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doCreateResource)
 }
 
 func (o *Ops) doCreateResource(ctx context.Context, in createResourceIn) (createResourceOut, error) {
@@ -283,7 +283,7 @@ type updateResourceOut struct {
 
 func (o *Ops) updateResource() registry.Operation {
 	desc := "Replace a resource's content and/or change its title, filename or mime; links stay valid. Refuses another resource's content and title (RESOURCE_ALREADY_EXISTS)."
-	return registry.DefineDecoded(o.meta("update_resource", "Update resource", desc, registry.EffectUpdate), func() updateResourceIn { return updateResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doUpdateResource)
+	return registry.DefineDecoded(o.meta("update_resource", "Replace an attachment", desc, registry.EffectUpdate), func() updateResourceIn { return updateResourceIn{Data: payload{limit: o.limits.MaxResourceBytes}} }, o.doUpdateResource)
 }
 
 func deref(s *string) string {

@@ -11,6 +11,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/edits"
+	"github.com/notebridge/notebridge/pkg/joplin/notechanges"
 	"github.com/notebridge/notebridge/pkg/joplin/revision"
 )
 
@@ -74,7 +75,7 @@ func (o *Ops) revisionOps() []registry.Operation {
 
 func (o *Ops) listNoteRevisions() registry.Operation {
 	desc := "List a note's saved versions (revisions the Joplin apps recorded), newest first. Restore one with preview_note_changes op restore."
-	m := o.meta("list_note_revisions", "List note revisions", desc, registry.EffectRead)
+	m := o.meta("list_note_revisions", "List a note's earlier versions", desc, registry.EffectRead)
 	m.Exposure = mcpTransports
 	return registry.Define(m, func(ctx context.Context, in listRevisionsIn) (listRevisionsOut, error) {
 		if _, err := o.loadNote(ctx, in.NoteID, "id"); err != nil {
@@ -98,7 +99,7 @@ func (o *Ops) listNoteRevisions() registry.Operation {
 
 func (o *Ops) getNoteRevision() registry.Operation {
 	desc := "A note as it was at a revision (rebuilt from Joplin's revision data), optionally with a diff to the note now."
-	m := o.meta("get_note_revision", "Get note revision", desc, registry.EffectRead)
+	m := o.meta("get_note_revision", "Read an earlier version of a note", desc, registry.EffectRead)
 	m.Exposure = mcpTransports
 	return registry.Define(m, func(ctx context.Context, in getRevisionIn) (getRevisionOut, error) {
 		n, err := o.loadNote(ctx, in.NoteID, "id,title,body")
@@ -110,12 +111,12 @@ func (o *Ops) getNoteRevision() registry.Operation {
 			return getRevisionOut{}, err
 		}
 		out := getRevisionOut{NoteID: in.NoteID, RevisionID: rev.ID, NoteUpdatedTime: rev.ItemUpdatedTime, Title: st.Title}
-		if out.Body, out.bodyView, err = viewBody(st.Body, in.View, in.Heading); err != nil {
+		if out.Body, out.bodyView, err = viewBody(st.Body, in.View, in.Heading, o.maxWholeBody()); err != nil {
 			return getRevisionOut{}, err
 		}
 		if in.Diff {
-			title, c1 := edits.Diff("title", st.Title, n.Title, maxNoteDiffBytes)
-			body, c2 := edits.Diff("body", st.Body, n.Body, maxPlanDiffBytes-len(title))
+			title, c1 := edits.Diff("title", st.Title, n.Title, notechanges.MaxNoteDiffBytes)
+			body, c2 := edits.Diff("body", st.Body, n.Body, notechanges.MaxPlanDiffBytes-len(title))
 			out.Diff, out.DiffCut = title+body, c1+c2
 		}
 		return out, nil

@@ -95,7 +95,7 @@ var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
 	desc := "Ranked search of notes (trashed excluded unless asked): by words, and by meaning when an embedding provider is configured; or of notebook and tag titles. Hits name an attachment whose OCR text matched; each has a joplin:// url, and results lists id, title, url."
-	return registry.Define(o.meta("search", "Search", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
+	return registry.Define(o.meta("search", "Search notes by words or meaning", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
 		if in.Type == "" {
 			in.Type = "note"
 		}
@@ -167,6 +167,7 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, UpdatedTime: h.Updated, Snippet: h.Snippet,
 			Attachment: h.Attachment, AttachmentSnippet: h.AttachmentSnippet})
 	}
+	servedFromIndex(ctx, res.Items)
 	return res, true, nil
 }
 

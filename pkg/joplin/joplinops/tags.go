@@ -140,7 +140,7 @@ type listTagsOut struct {
 }
 
 func (o *Ops) listTags() registry.Operation {
-	return registry.Define(o.meta("list_tags", "List tags", "List every tag, sorted by title.", registry.EffectRead), func(ctx context.Context, _ struct{}) (listTagsOut, error) {
+	return registry.Define(o.meta("list_tags", "Show all tags", "List every tag, sorted by title.", registry.EffectRead), func(ctx context.Context, _ struct{}) (listTagsOut, error) {
 		tags, err := o.allTags(ctx)
 		if err != nil {
 			return listTagsOut{}, err
@@ -161,7 +161,10 @@ type createTagIn struct {
 
 func (o *Ops) createTag() registry.Operation {
 	desc := "Create a tag (stored in lower case). An existing title fails with TAG_ALREADY_EXISTS."
-	return registry.Define(o.meta("create_tag", "Create tag", desc, registry.EffectCreate), func(ctx context.Context, in createTagIn) (Tag, error) {
+	return registry.Define(o.meta("create_tag", "Create a tag", desc, registry.EffectCreate), func(ctx context.Context, in createTagIn) (Tag, error) {
+		if err := o.mayCreateTag(ctx); err != nil {
+			return Tag{}, err
+		}
 		unlock, err := o.lockTagTitle(ctx, in.Title)
 		if err != nil {
 			return Tag{}, err
@@ -174,21 +177,35 @@ func (o *Ops) createTag() registry.Operation {
 	})
 }
 
+// mayCreateTag refuses a caller that may write no notebook, before any
+// lookup: whether the title exists outside its scope never shows.
+func (o *Ops) mayCreateTag(ctx context.Context) error {
+	if o.view == nil {
+		return nil
+	}
+	return o.view.MayCreateShared(ctx)
+}
+
 // invisibleTag finds, for a caller limited to some notebooks, a tag titled
 // title that it cannot see (Joplin's tags are global: it is on notes of
-// other notebooks only). The create reuses it and answers as a fresh
-// create would, so the caller learns nothing of those notes, and Joplin
-// keeps one tag per title.
+// other notebooks only). The create reuses it, Joplin keeping one tag per
+// title, and answers as a fresh create would (the title as given, trimmed
+// as Joplin stores it); the view then shows the caller's scope that tag as
+// the fresh, empty tag it made (scopeview's Claim), so nothing of those
+// notes, nor the stored spelling, ever shows.
 func (o *Ops) invisibleTag(ctx context.Context, title string) (Tag, bool, error) {
-	if !scopeview.Limited(ctx) {
+	if !scopeview.Limited(ctx) || o.view == nil {
 		return Tag{}, false, nil
 	}
 	all, err := o.tagsTitled(joplin.WholeJoplin(ctx), title, "")
 	if err != nil || len(all) == 0 {
 		return Tag{}, false, err
 	}
-	t, err := o.loadTag(joplin.WholeJoplin(ctx), all[0].ID)
-	return t, err == nil, err
+	t := Tag{ID: all[0].ID, Title: strings.TrimSpace(title)}
+	if err := o.view.Claim(ctx, t.ID, t.Title); err != nil {
+		return Tag{}, false, err
+	}
+	return t, true, nil
 }
 
 type updateTagIn struct {
@@ -198,7 +215,7 @@ type updateTagIn struct {
 
 func (o *Ops) updateTag() registry.Operation {
 	desc := "Rename a tag (stored in lower case). Another tag's title fails with TAG_ALREADY_EXISTS."
-	return registry.Define(o.meta("update_tag", "Rename tag", desc, registry.EffectUpdate), func(ctx context.Context, in updateTagIn) (Tag, error) {
+	return registry.Define(o.meta("update_tag", "Rename a tag", desc, registry.EffectUpdate), func(ctx context.Context, in updateTagIn) (Tag, error) {
 		unlock, err := o.lockTagTitle(ctx, in.Title)
 		if err != nil {
 			return Tag{}, err
@@ -229,7 +246,7 @@ type deleteTagOut struct {
 
 func (o *Ops) deleteTag() registry.Operation {
 	desc := "Delete a tag permanently (Joplin has no trash for tags) and remove it from every note; the notes are kept."
-	return registry.Define(o.meta("delete_tag", "Delete tag", desc, registry.EffectDeletePermanent), func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
+	return registry.Define(o.meta("delete_tag", "Delete a tag", desc, registry.EffectDeletePermanent), func(ctx context.Context, in tagIDIn) (deleteTagOut, error) {
 		if _, err := o.loadTag(ctx, in.ID); err != nil {
 			return deleteTagOut{}, err
 		}
@@ -283,7 +300,7 @@ type tagNoteOut struct {
 
 func (o *Ops) tagNote() registry.Operation {
 	desc := "Add a tag (tag_id, or tag title; create: true makes a missing one) to a note; a no-op when the note has it."
-	return registry.Define(o.meta("tag_note", "Tag note", desc, registry.EffectUpdate), o.doTagNote)
+	return registry.Define(o.meta("tag_note", "Add a tag to a note", desc, registry.EffectUpdate), o.doTagNote)
 }
 
 // doTagNote costs two Joplin requests: the note must exist (Joplin would
@@ -322,7 +339,7 @@ type untagNoteOut struct {
 
 func (o *Ops) untagNote() registry.Operation {
 	desc := "Remove a tag (tag_id, or tag title) from a note; a no-op when the note lacks it."
-	return registry.Define(o.meta("untag_note", "Untag note", desc, registry.EffectUpdate), func(ctx context.Context, in noteTagRef) (untagNoteOut, error) {
+	return registry.Define(o.meta("untag_note", "Remove a tag from a note", desc, registry.EffectUpdate), func(ctx context.Context, in noteTagRef) (untagNoteOut, error) {
 		var err error
 		if in.TagID, err = o.tagOf(ctx, in, false); err != nil {
 			return untagNoteOut{}, err

@@ -30,7 +30,7 @@ type listTrashOut struct {
 }
 
 func (o *Ops) listTrash() registry.Operation {
-	return registry.Define(o.meta("list_trash", "List trash", "List trashed notes and notebooks, most recently trashed first.", registry.EffectRead), func(ctx context.Context, in listTrashIn) (listTrashOut, error) {
+	return registry.Define(o.meta("list_trash", "List the trash", "List trashed notes and notebooks, most recently trashed first.", registry.EffectRead), func(ctx context.Context, in listTrashIn) (listTrashOut, error) {
 		if in.Limit == 0 {
 			in.Limit = 50
 		}

@@ -101,7 +101,7 @@ type migrateApplyOut struct {
 
 func (o *Ops) previewV02Migration() registry.Operation {
 	desc := "Preview migrating an OKF 0.1 bundle to 0.2: timestamp to generated.at, # Citations to sources and [^id] footnotes, okf_version in index.md. Invents no data."
-	m := o.meta("preview_v02_migration", "Preview an OKF 0.1 to 0.2 migration", desc, registry.EffectRead)
+	m := o.meta("preview_v02_migration", "Preview upgrading a bundle to OKF 0.2", desc, registry.EffectRead)
 	m.Vocab.Enums["preview_status"] = []string{"applicable", "noop", "blocked"}
 	return registry.Define(m, func(ctx context.Context, pin migratePreviewIn) (migratePreviewOut, error) {
 		in := migrateIn{migratePreviewIn: pin}
@@ -124,7 +124,7 @@ func (o *Ops) previewV02Migration() registry.Operation {
 
 func (o *Ops) applyV02Migration() registry.Operation {
 	desc := "Apply a previewed migration, bound by expected_source, proof and expected_plan_digest. An already-0.2 bundle takes expected_source only and is just validated."
-	return registry.Define(o.meta("apply_v02_migration", "Apply an OKF 0.1 to 0.2 migration", desc, registry.EffectUpdate),
+	return registry.Define(o.meta("apply_v02_migration", "Upgrade a bundle to OKF 0.2", desc, registry.EffectUpdate),
 		func(ctx context.Context, in migrateIn) (migrateApplyOut, error) {
 			b, err := o.open(in.BundlePath)
 			if err != nil {

@@ -50,7 +50,7 @@ type neighborsOut struct {
 func (o *Ops) getNeighbors() registry.Operation {
 	maxHits := o.cfg.Limits.MaxHits
 	desc := "A concept's graph neighbourhood: links out of its body, links into it (bounded) and its sources. Nothing is fetched."
-	return registry.Define(o.meta("get_neighbors", "OKF concept neighbours", desc, registry.EffectRead),
+	return registry.Define(o.meta("get_neighbors", "Find linked concepts", desc, registry.EffectRead),
 		func(ctx context.Context, in neighborsIn) (neighborsOut, error) {
 			out := neighborsOut{ID: in.ConceptID, Out: []OutLink{}, In: []InLink{}, Sources: []SourceRef{}}
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {

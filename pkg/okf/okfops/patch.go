@@ -45,7 +45,7 @@ func (o *Ops) patchMeta(name, title, desc string, effect registry.Effect) regist
 
 func (o *Ops) previewConceptPatch() registry.Operation {
 	desc := "Preview typed metadata operations on concepts (generated, verification, sources, usage window, lifecycle, attested computation, bundle version) as byte patches."
-	return registry.Define(o.patchMeta("preview_concept_patch", "Preview an OKF concept patch", desc, registry.EffectRead),
+	return registry.Define(o.patchMeta("preview_concept_patch", "Preview a change to a concept", desc, registry.EffectRead),
 		func(ctx context.Context, in patchIn) (previewOut, error) {
 			var out previewOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {
@@ -75,7 +75,7 @@ func (o *Ops) previewConceptPatch() registry.Operation {
 
 func (o *Ops) applyConceptPatch() registry.Operation {
 	desc := "Apply a previewed concept patch: the rebuilt plan must match expected_plan_digest (\"\" for a noop preview: returns noop, writes nothing) and the bundle expected_revision."
-	return registry.Define(o.patchMeta("apply_concept_patch", "Apply an OKF concept patch", desc, registry.EffectUpdate),
+	return registry.Define(o.patchMeta("apply_concept_patch", "Apply a reviewed change to a concept", desc, registry.EffectUpdate),
 		func(ctx context.Context, in patchApplyIn) (applyOut, error) {
 			b, err := o.open(in.BundlePath)
 			if err != nil {

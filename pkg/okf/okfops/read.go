@@ -44,7 +44,7 @@ type listOut struct {
 
 func (o *Ops) listConcepts() registry.Operation {
 	desc := "List a bundle's concepts (type, title, status, trust tier, staleness, generated time) from frontmatter only, paged by offset."
-	return registry.Define(o.meta("list_concepts", "List OKF concepts", desc, registry.EffectRead),
+	return registry.Define(o.meta("list_concepts", "List knowledge concepts", desc, registry.EffectRead),
 		func(ctx context.Context, in listIn) (listOut, error) {
 			if in.Limit == 0 {
 				in.Limit = 200
@@ -183,7 +183,7 @@ type readOut struct {
 
 func (o *Ops) readConcept() registry.Operation {
 	desc := "Read one concept: frontmatter and body byte-exact, a typed projection, legacy v0.1 fallbacks and conformance problems."
-	return registry.Define(o.meta("read_concept", "Read an OKF concept", desc, registry.EffectRead),
+	return registry.Define(o.meta("read_concept", "Read a knowledge concept", desc, registry.EffectRead),
 		func(ctx context.Context, in readIn) (readOut, error) {
 			var out readOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {

@@ -34,7 +34,7 @@ type searchOut struct {
 func (o *Ops) searchConcepts() registry.Operation {
 	defaultHits := min(50, o.cfg.Limits.MaxHits)
 	desc := "Search concept ids, titles, descriptions, tags and bodies for literal text, case-insensitively, with bounded hits."
-	return registry.Define(o.meta("search_concepts", "Search OKF concepts", desc, registry.EffectRead),
+	return registry.Define(o.meta("search_concepts", "Search knowledge concepts", desc, registry.EffectRead),
 		func(ctx context.Context, in searchIn) (searchOut, error) {
 			if in.Limit == 0 {
 				in.Limit = defaultHits

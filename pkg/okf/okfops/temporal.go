@@ -51,7 +51,7 @@ type temporalPreviewOut struct {
 
 func (o *Ops) previewTemporalUpgrade() registry.Operation {
 	desc := "Preview upgrading date fields (stale_after, usage_window, sources[].last_modified/usage_window) to instants by explicit mappings; nothing is inferred."
-	m := o.meta("preview_temporal_upgrade", "Preview an OKF temporal upgrade", desc, registry.EffectRead)
+	m := o.meta("preview_temporal_upgrade", "Preview dating a bundle's facts", desc, registry.EffectRead)
 	m.Vocab.Enums["preview_status"] = []string{"applicable", "noop", "incomplete", "rejected"}
 	return registry.Define(m, func(ctx context.Context, in temporalIn) (temporalPreviewOut, error) {
 		req, err := compileTemporal(in.Mappings)
@@ -84,7 +84,7 @@ func (o *Ops) previewTemporalUpgrade() registry.Operation {
 
 func (o *Ops) applyTemporalUpgrade() registry.Operation {
 	desc := "Apply a previewed temporal upgrade: the rebuilt plan must match plan_digest and the bundle base_revision."
-	return registry.Define(o.meta("apply_temporal_upgrade", "Apply an OKF temporal upgrade", desc, registry.EffectUpdate),
+	return registry.Define(o.meta("apply_temporal_upgrade", "Apply dating a bundle's facts", desc, registry.EffectUpdate),
 		func(ctx context.Context, in temporalApplyIn) (applyOut, error) {
 			req, err := compileTemporal(in.Mappings)
 			if err != nil {

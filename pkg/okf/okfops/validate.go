@@ -35,7 +35,7 @@ type validateOut struct {
 
 func (o *Ops) validateBundle() registry.Operation {
 	desc := "Check a bundle against OKF conformance and the provenance, trust, lifecycle and computation families; problems are reported as data."
-	return registry.Define(o.meta("validate_bundle", "Validate an OKF bundle", desc, registry.EffectRead),
+	return registry.Define(o.meta("validate_bundle", "Check a knowledge bundle", desc, registry.EffectRead),
 		func(ctx context.Context, in validateIn) (validateOut, error) {
 			var out validateOut
 			err := o.readLocked(ctx, in.BundlePath, func(b *bundle.Bundle) error {

@@ -55,7 +55,7 @@ var blockingWarnings = map[string]bool{
 
 func (o *Ops) writeConcept() registry.Operation {
 	desc := "Replace or create one whole concept; prefer patch operations where they apply. Invalid content writes nothing."
-	return registry.Define(o.meta("write_concept", "Write an OKF concept", desc, registry.EffectUpdate), o.write)
+	return registry.Define(o.meta("write_concept", "Write a knowledge concept", desc, registry.EffectUpdate), o.write)
 }
 
 func (o *Ops) write(ctx context.Context, in writeIn) (writeOut, error) {

@@ -134,7 +134,7 @@ var authHeader = []string{"Authorization", "Bearer " + actionsToken}
 
 func TestAuthBeforeRoutingAndIndependentCredentials(t *testing.T) {
 	srv, path := newActions(t, Config{}, nil)
-	for _, p := range []string{"/v1/read_pad", "/v1/nope", "/", "/openapi.json", "/healthz", "/mcp"} {
+	for _, p := range []string{"/v1/read_pad", "/v1/nope", "/", "/openapi.json/", "/OPENAPI.JSON", "/healthz", "/mcp"} {
 		if resp, body := call(t, srv.URL+p, `{}`); resp.StatusCode != 401 || !strings.Contains(body, "UNAUTHENTICATED") {
 			t.Errorf("%s without token: %d %s", p, resp.StatusCode, body)
 		}

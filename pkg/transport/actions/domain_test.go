@@ -44,8 +44,8 @@ func TestOriginFromDomain(t *testing.T) {
 }
 
 // TestDocumentRouteWithoutPublicDomain: with no document, GET /openapi.json
-// answers PUBLIC_DOMAIN_REQUIRED (404, the usual error body) after
-// authentication, never a document for another host.
+// answers PUBLIC_DOMAIN_REQUIRED (404, the usual error body) with or
+// without a credential, never a document for another host.
 func TestDocumentRouteWithoutPublicDomain(t *testing.T) {
 	get := func(url string, auth bool) (int, string) {
 		t.Helper()
@@ -64,18 +64,37 @@ func TestDocumentRouteWithoutPublicDomain(t *testing.T) {
 	_, local := OriginFromDomain("localhost")
 	for name, cfg := range map[string]Config{"local domain": {DocumentError: local}, "no domain": {}} {
 		srv, _ := newActions(t, cfg, nil)
-		if code, body := get(srv.URL, false); code != 401 {
-			t.Errorf("%s, unauthenticated: %d %s", name, code, body)
-		}
-		code, body := get(srv.URL, true)
-		var e struct{ Error domainerr.Error }
-		if code != 404 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Code != domainerr.PublicDomainRequired ||
-			!strings.Contains(e.Error.Message, "NOTEBRIDGE_DOMAIN") || strings.Contains(body, "openapi") {
-			t.Errorf("%s: %d %s", name, code, body)
+		for _, auth := range []bool{false, true} {
+			code, body := get(srv.URL, auth)
+			var e struct{ Error domainerr.Error }
+			if code != 404 || json.Unmarshal([]byte(body), &e) != nil || e.Error.Code != domainerr.PublicDomainRequired ||
+				!strings.Contains(e.Error.Message, "NOTEBRIDGE_DOMAIN") || strings.Contains(body, "openapi") {
+				t.Errorf("%s, credential %v: %d %s", name, auth, code, body)
+			}
 		}
 	}
 	srv, _ := newActions(t, Config{Document: []byte(`{"openapi":"3.1.0"}`)}, nil)
 	if code, body := get(srv.URL, true); code != 200 || body != `{"openapi":"3.1.0"}` {
 		t.Errorf("document: %d %s", code, body)
+	}
+}
+
+// TestDocumentIsPublic: the GPT editor imports the schema by URL without a
+// credential, so GET /openapi.json is served to anyone (the document holds
+// no secret), and only that exact path is open.
+func TestDocumentIsPublic(t *testing.T) {
+	doc := []byte(`{"openapi":"3.1.0"}`)
+	srv, _ := newActions(t, Config{Document: doc}, nil)
+	resp, err := http.Get(srv.URL + DocumentPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(body) != string(doc) {
+		t.Errorf("GET %s without a credential: %d %s", DocumentPath, resp.StatusCode, body)
+	}
+	if resp, _ := call(t, srv.URL+"/v1/read_pad", `{}`); resp.StatusCode != 401 {
+		t.Errorf("an operation without a credential beside the open document: %d", resp.StatusCode)
 	}
 }

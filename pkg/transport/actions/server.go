@@ -20,6 +20,7 @@ import (
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
+	"github.com/notebridge/notebridge/pkg/auth/authn"
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
@@ -32,8 +33,8 @@ import (
 // RoutePrefix prefixes every operation route: POST /v1/<operation>.
 const RoutePrefix = "/v1/"
 
-// DocumentPath serves the OpenAPI document (authenticated; not listed in
-// the document itself).
+// DocumentPath serves the OpenAPI document without a credential (it holds
+// none); it is not listed in the document itself.
 const DocumentPath = "/openapi.json"
 
 // MaxResponseChars is GPT Actions' limit on a response body.
@@ -80,7 +81,10 @@ func NewHandler(ex *executor.Executor, cfg Config) (*echo.Echo, error) {
 	slots := make(chan struct{}, cfg.MaxConcurrent)
 
 	e := httpfront.New()
-	e.Pre(httpfront.Authenticate(cfg.Token, principal.StaticActions().Within(cfg.TokenNotebooks)), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
+	// DocumentPath is open: the GPT editor imports the schema by URL without
+	// a credential, and the document holds none (AIF-007). Every other path,
+	// known or not, is authenticated before routing.
+	e.Pre(httpfront.Authenticate(authn.New(cfg.Token, principal.StaticActions().Within(cfg.TokenNotebooks), nil), DocumentPath), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
 	for _, op := range ex.Registry().Exposed(registry.Actions) {
 		e.POST(RoutePrefix+op.Name, handler(ex, op, slots))
 	}

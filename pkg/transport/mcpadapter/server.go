@@ -36,8 +36,10 @@ type Server struct {
 	ex    *executor.Executor
 	t     registry.Transport
 	tools map[string]bool // the tools added to mcp, by name
-	// resources is set when the notes are served as MCP resources.
+	// resources is set when the notes are served as MCP resources, by
+	// notes.
 	resources bool
+	notes     *noteResources
 }
 
 // NewServer builds an MCP server exposing the operations of ex's registry
@@ -84,7 +86,7 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string, opti
 		tools = append(tools, onDemandTools(ex, t, ops, names)...)
 	}
 	s.AddTools(tools...)
-	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil}
+	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil, notes: res}
 }
 
 // ServerOption configures NewServer.
@@ -110,9 +112,10 @@ func (s *Server) HandleMessage(ctx context.Context, msg json.RawMessage) mcp.JSO
 	return s.mcp.HandleMessage(ctx, msg)
 }
 
-// Tool converts one operation to its MCP tool definition. It carries no
-// title: every title only restated the name, which clients show when
-// there is none.
+// Tool converts one operation to its MCP tool definition. Its human
+// title is annotations.title (which clients and connector directories
+// show, and which MCP clients fall back to without a top-level title); it
+// is not repeated as the top-level title, to keep tools/list small.
 func Tool(op registry.Operation) mcp.Tool {
 	tool := mcp.NewToolWithRawSchema(op.Name, op.Description, op.InputSchema)
 	tool.RawOutputSchema = op.OutputSchema
@@ -120,7 +123,8 @@ func Tool(op registry.Operation) mcp.Tool {
 	return tool
 }
 
-// Annotations derives the MCP hints from an operation's effect. It leaves
+// Annotations carries the operation's title and derives the MCP hints
+// from its effect. It leaves
 // out a hint only where an absent one reads the same both under the MCP
 // defaults (readOnly false, destructive true, idempotent false, openWorld
 // true) and to a client that takes absent for false: readOnly and
@@ -130,7 +134,7 @@ func Tool(op registry.Operation) mcp.Tool {
 // idempotentHint. Joplin and OKF bundles are the user's own closed stores,
 // so no tool is open-world.
 func Annotations(op registry.Operation) mcp.ToolAnnotation {
-	a := mcp.ToolAnnotation{OpenWorldHint: mcp.ToBoolPtr(false)}
+	a := mcp.ToolAnnotation{Title: op.Title, OpenWorldHint: mcp.ToBoolPtr(false)}
 	switch op.Effect {
 	case registry.EffectRead:
 		a.ReadOnlyHint = mcp.ToBoolPtr(true)
