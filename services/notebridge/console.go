@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -57,7 +59,7 @@ func consoleBeside(c *config, a *app, checker *consent.Checker, next http.Handle
 	receiptStore := receipts.Open(joplinops.ReceiptDir(c.StateDir, a.joplin.Endpoint()), receipts.DefaultLimits)
 	journal := writejournal.Open(c.StateDir)
 	con, err := console.New(console.Config{
-		Origin: origin, Checker: checker, Owner: ownerCaller{a.exec}, Notebooks: a.view.Tree,
+		Origin: origin, Checker: checker, Owner: ownerCaller{a.exec}, NoteTitle: a.noteTitle, Notebooks: a.view.Tree,
 		OpenGrants: func() (console.Grants, error) {
 			op, err := oauthserver.OpenOperator(c.StateDir)
 			if errors.Is(err, oauthserver.ErrNoState) {
@@ -66,6 +68,7 @@ func consoleBeside(c *config, a *app, checker *consent.Checker, next http.Handle
 			return op, err
 		},
 		Tokens:      c.staticTokens(),
+		Activity:    a.activity.log,
 		Changes:     receiptChanges{receiptStore},
 		Journal:     func() ([]writejournal.Entry, error) { return writejournal.Read(journal.Path()) },
 		IdleTimeout: c.ConsoleIdleTimeout,
@@ -94,10 +97,10 @@ func (c *config) staticTokens() []console.StaticToken {
 		}
 		return s
 	}
-	out := []console.StaticToken{{Name: "MCP bearer token", Credential: "mcp-token", Notebooks: describe(c.MCPNotebooks, c.MCPWriteNotebooks),
+	out := []console.StaticToken{{Name: "MCP bearer token", Credential: activity.Credential(principal.StaticMCP()), Notebooks: describe(c.MCPNotebooks, c.MCPWriteNotebooks),
 		Rotate: "replace the token file " + c.MCPTokenFile + " with a new token and restart the bridge"}}
 	if c.ActionsEnabled {
-		out = append(out, console.StaticToken{Name: "GPT Actions bearer token", Credential: "actions-token",
+		out = append(out, console.StaticToken{Name: "GPT Actions bearer token", Credential: activity.Credential(principal.StaticActions()),
 			Notebooks: describe(c.ActionsNotebooks, c.ActionsWriteNotebooks),
 			Rotate:    "replace the token file " + c.ActionsTokenFile + " with a new token, restart the bridge and update the GPT"})
 	}
@@ -148,4 +151,14 @@ func (rc receiptChanges) List(context.Context) ([]console.Change, error) {
 		out = append(out, ch)
 	}
 	return out, nil
+}
+
+// noteTitle reads a note's current title through the owner's view, for
+// the console's feed: a read of Joplin, not an operation call.
+func (a *app) noteTitle(ctx context.Context, id string) (string, bool) {
+	var n struct {
+		Title string `json:"title"`
+	}
+	err := a.joplin.Get(principal.With(ctx, principal.Console()), "/notes/"+url.PathEscape(id), url.Values{"fields": {"title"}}, &n)
+	return n.Title, err == nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
 // signInConsole signs in to the console of s with the owner passphrase
@@ -74,5 +77,44 @@ func TestConsoleRevokesAnOpenSession(t *testing.T) {
 	}
 	if st, ch := s.listTools(access, h); st != 401 || !strings.Contains(ch, `error="invalid_token"`) {
 		t.Fatalf("the open session after revoking in the console: %d %q", st, ch)
+	}
+}
+
+// TestConsoleShowsWhatAnAppDid: the console reads the real activity log.
+// A grant's get_note and the static MCP token's list_notebooks appear in
+// the feed, the note named by its current title (looked up when the page
+// is shown), and each credential's calls of the last 24 hours are counted
+// on the apps page.
+func TestConsoleShowsWhatAnAppDid(t *testing.T) {
+	_, joplinURL, tf := joplinfake.Serve(t, "fake-joplin-token-0123456789")
+	nb := fakeFolder(t, joplinURL, tf, "Home", "")
+	s := startOAuthServer(t, "--joplin-url", joplinURL, "--joplin-token-file", tf)
+	_, access, _ := s.grantWith("Feed client", "notes:read notes:write", url.Values{"notebook": {nb}, "write_notebook": {nb}})
+	h := s.session(access)
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_note","arguments":{"notebook_id":%q,"title":"Before rename","body":"x"}}}`, nb)
+	resp, raw := s.mcp("Bearer "+access, body, h)
+	id := regexp.MustCompile(`\\"id\\":\\"([0-9a-f]{32})\\"`).FindStringSubmatch(raw)
+	if resp.StatusCode != 200 || id == nil {
+		t.Fatalf("create_note: %d %s", resp.StatusCode, raw)
+	}
+	s.toolCall(access, h, "get_note", fmt.Sprintf(`{"id":%q}`, id[1]))
+	s.toolCall(access, h, "update_note", fmt.Sprintf(`{"id":%q,"title":"Kitchen plans"}`, id[1]))
+	static := readStaticToken(t, s.state)
+	s.toolCall(static, s.session(static), "list_notebooks", `{}`)
+
+	session := s.signInConsole()
+	resp, page := s.send(http.MethodGet, "/owner/activity", "", map[string]string{"Cookie": session})
+	if resp.StatusCode != 200 || strings.Count(page, `class="entry"`) != 4 || !strings.Contains(page, `<td class="tool">get_note</td>`) ||
+		!strings.Contains(page, `<td class="tool">list_notebooks</td>`) || !strings.Contains(page, "Kitchen plans") || strings.Contains(page, "Before rename") ||
+		!strings.Contains(page, "Feed client (its own claim)") || !strings.Contains(page, "MCP bearer token") {
+		t.Fatalf("activity page: %d %s", resp.StatusCode, page)
+	}
+	resp, page = s.send(http.MethodGet, "/owner/activity?tool=get_note", "", map[string]string{"Cookie": session})
+	if resp.StatusCode != 200 || strings.Count(page, `class="entry"`) != 1 {
+		t.Fatalf("activity filtered by tool: %d %s", resp.StatusCode, page)
+	}
+	resp, page = s.send(http.MethodGet, "/owner/apps", "", map[string]string{"Cookie": session})
+	if resp.StatusCode != 200 || !strings.Contains(page, `<dd class="calls">3</dd>`) || !strings.Contains(page, "<dt>Calls, last 24 h</dt><dd>1</dd>") {
+		t.Fatalf("apps page calls: %d %s", resp.StatusCode, page)
 	}
 }

@@ -2,36 +2,19 @@ package console
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 )
 
-// Entry is one operation call of the activity log, as pkg/core/activity
-// writes it: ids, never a title, body or query text.
-type Entry struct {
-	Time                              time.Time
-	Surface, Credential, Client, Tool string
-	Outcome                           string
-	DurationMS                        float64
-	Notes, Notebooks, Tags, Resources []string
-	Receipt                           *string
-	Bytes                             int
-}
-
-// Filter selects entries of the log.
-type Filter struct {
-	Since                       time.Time
-	Grant, Tool, Note, Notebook string
-	Limit                       int
-}
-
-// ActivityReader reads the activity log, newest first.
+// ActivityReader reads the activity log (pkg/core/activity), newest
+// first.
 type ActivityReader interface {
-	Read(Filter) ([]Entry, error)
+	Read(activity.Filter) ([]activity.Entry, error)
 }
 
 // feedLimit bounds the entries one page shows.
@@ -43,7 +26,7 @@ func (c *Console) calls24h() map[string]int {
 	if c.cfg.Activity == nil {
 		return out
 	}
-	es, err := c.cfg.Activity.Read(Filter{Since: c.cfg.Now().Add(-24 * time.Hour)})
+	es, err := c.cfg.Activity.Read(activity.Filter{Since: c.cfg.Now().Add(-24 * time.Hour)})
 	if err != nil {
 		return out
 	}
@@ -58,7 +41,7 @@ func (c *Console) grantCalls(id string) int {
 	if c.cfg.Activity == nil {
 		return 0
 	}
-	es, err := c.cfg.Activity.Read(Filter{Since: c.cfg.Now().Add(-24 * time.Hour), Grant: id})
+	es, err := c.cfg.Activity.Read(activity.Filter{Since: c.cfg.Now().Add(-24 * time.Hour), Grant: id})
 	if err != nil {
 		return 0
 	}
@@ -70,7 +53,7 @@ var allSel = notebookscope.All()
 
 // feedEntry is one entry as the feed shows it.
 type feedEntry struct {
-	Entry
+	activity.Entry
 	App     string
 	Notes   []titled
 	Folders []string
@@ -93,14 +76,14 @@ var spans = []struct {
 
 func (c *Console) activity(w http.ResponseWriter, req request) {
 	q := req.URL.Query()
-	f := Filter{Grant: q.Get("app"), Tool: q.Get("tool"), Notebook: q.Get("notebook"), Limit: feedLimit}
+	f := activity.Filter{Grant: q.Get("app"), Tool: q.Get("tool"), Notebook: q.Get("notebook"), Limit: feedLimit}
 	for _, s := range spans {
 		if s.Key == q.Get("since") && s.D > 0 {
 			f.Since = c.cfg.Now().Add(-s.D)
 		}
 	}
 	p := page{Title: "Activity"}
-	var entries []Entry
+	var entries []activity.Entry
 	if c.cfg.Activity == nil {
 		p.Error = "The activity log is off."
 	} else if es, err := c.cfg.Activity.Read(f); err != nil {
@@ -110,9 +93,10 @@ func (c *Console) activity(w http.ResponseWriter, req request) {
 	}
 	titles := c.titles(req.Context(), entries)
 	tree, _ := c.cfg.Notebooks(req.Context())
+	apps, names := c.appNames()
 	feed := make([]feedEntry, 0, len(entries))
 	for _, e := range entries {
-		fe := feedEntry{Entry: e, App: appName(e)}
+		fe := feedEntry{Entry: e, App: appName(e, names)}
 		for _, id := range e.Notes {
 			fe.Notes = append(fe.Notes, titles[id])
 		}
@@ -124,14 +108,6 @@ func (c *Console) activity(w http.ResponseWriter, req request) {
 			fe.Folders = append(fe.Folders, name)
 		}
 		feed = append(feed, fe)
-	}
-	var apps []appView
-	if g, err := c.openGrants(); err == nil && g != nil {
-		if grants, err := g.Grants(); err == nil {
-			for _, gi := range grants {
-				apps = append(apps, appView{GrantID: gi.ID, ClientName: displayName(gi.ClientName)})
-			}
-		}
 	}
 	var folders []treeNode
 	if tree != nil {
@@ -149,18 +125,43 @@ func (c *Console) activity(w http.ResponseWriter, req request) {
 	c.show(w, req, http.StatusOK, "activity", "activity", p)
 }
 
-// appName is who made a call, as the feed names it.
-func appName(e Entry) string {
-	if e.Client != "" {
+// appNames lists the OAuth apps (for the feed's filter) and maps each
+// credential of the log to the name the console shows for it.
+func (c *Console) appNames() ([]appView, map[string]string) {
+	var apps []appView
+	names := map[string]string{}
+	if g, err := c.openGrants(); err == nil && g != nil {
+		if grants, err := g.Grants(); err == nil {
+			for _, gi := range grants {
+				apps = append(apps, appView{GrantID: gi.ID, ClientName: displayName(gi.ClientName)})
+				names["oauth:"+gi.ID] = displayName(gi.ClientName)
+			}
+		}
+	}
+	for _, t := range c.cfg.Tokens {
+		names[t.Credential] = t.Name
+	}
+	return apps, names
+}
+
+// appName is who made a call, as the feed names it: an OAuth client by
+// the name it claimed, a static token by its name, else the credential
+// (stdio, console, a revoked grant).
+func appName(e activity.Entry, names map[string]string) string {
+	switch {
+	case e.Client != "":
 		return displayName(e.Client) + " (its own claim)"
+	case strings.HasPrefix(e.Credential, "oauth:") && names[e.Credential] != "":
+		return names[e.Credential] + " (its own claim)"
+	case names[e.Credential] != "":
+		return names[e.Credential]
 	}
 	return e.Credential
 }
 
 // titles looks the notes of entries up by their current titles, through
-// the owner's view (get_note without its body); a note that is gone is
-// marked so.
-func (c *Console) titles(ctx context.Context, entries []Entry) map[string]titled {
+// the owner's view; a note that is gone is marked so.
+func (c *Console) titles(ctx context.Context, entries []activity.Entry) map[string]titled {
 	out := map[string]titled{}
 	for _, e := range entries {
 		for _, id := range e.Notes {
@@ -174,15 +175,11 @@ func (c *Console) titles(ctx context.Context, entries []Entry) map[string]titled
 }
 
 func (c *Console) title(ctx context.Context, id string) titled {
-	args, _ := json.Marshal(map[string]any{"id": id, "include_body": false})
-	raw, derr := c.cfg.Owner.Call(ctx, "get_note", args)
-	var n struct {
-		Title string `json:"title"`
-	}
-	if derr != nil || json.Unmarshal(raw, &n) != nil {
+	title, ok := c.cfg.NoteTitle(ctx, id)
+	if !ok {
 		return titled{ID: id, Gone: true}
 	}
-	return titled{ID: id, Title: n.Title}
+	return titled{ID: id, Title: title}
 }
 
 // tools are the operation names the feed filters by.
@@ -191,7 +188,7 @@ func (c *Console) tools() []string {
 	if c.cfg.Activity == nil {
 		return out
 	}
-	es, err := c.cfg.Activity.Read(Filter{Limit: 1000})
+	es, err := c.cfg.Activity.Read(activity.Filter{Limit: 1000})
 	if err != nil {
 		return out
 	}

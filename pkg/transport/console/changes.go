@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"encoding/json"
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"net/http"
 	"time"
 )
@@ -83,14 +84,15 @@ func (c *Console) receiptApps() map[string]string {
 	if c.cfg.Activity == nil {
 		return out
 	}
-	es, err := c.cfg.Activity.Read(Filter{})
+	es, err := c.cfg.Activity.Read(activity.Filter{})
 	if err != nil {
 		return out
 	}
+	_, names := c.appNames()
 	for _, e := range es {
 		if e.Receipt != nil && *e.Receipt != "" {
 			if _, seen := out[*e.Receipt]; !seen {
-				out[*e.Receipt] = appName(e)
+				out[*e.Receipt] = appName(e, names)
 			}
 		}
 	}

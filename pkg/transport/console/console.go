@@ -42,7 +42,8 @@ type Grants interface {
 }
 
 // Owner runs an operation through the executor as the owner
-// (principal.Console): note titles, the status, undo.
+// (principal.Console): the status and undo, each an entry of the
+// activity log.
 type Owner interface {
 	Call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error)
 }
@@ -75,6 +76,10 @@ type Config struct {
 	// Changes lists the receipts of changes (nil: none).
 	Changes Changes
 	Owner   Owner
+	// NoteTitle looks a note's current title up through the owner's view
+	// (ok false: the note is gone). It is no operation, so showing the
+	// feed writes nothing to the activity log it shows.
+	NoteTitle func(ctx context.Context, id string) (title string, ok bool)
 	// Notebooks lists the owner's notebook tree.
 	Notebooks func(ctx context.Context) (*notebookscope.Tree, error)
 	// Journal reads the uncertain writes (nil: none).
@@ -109,8 +114,8 @@ const maxFormBytes = 64 << 10
 
 // New builds the console.
 func New(cfg Config) (*Console, error) {
-	if cfg.Checker == nil || cfg.Owner == nil {
-		return nil, errors.New("owner console: a passphrase checker and the owner's executor are required")
+	if cfg.Checker == nil || cfg.Owner == nil || cfg.NoteTitle == nil {
+		return nil, errors.New("owner console: a passphrase checker, the owner's executor and a note title lookup are required")
 	}
 	if !strings.HasPrefix(cfg.Origin, "https://") || strings.Count(cfg.Origin, "/") != 2 {
 		return nil, errors.New("owner console: the public origin must be https://host[:port]")

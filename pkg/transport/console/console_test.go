@@ -15,6 +15,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 )
@@ -72,14 +73,11 @@ func (f *fakeGrants) Revoke(id string) (string, error) {
 	return "grant", nil
 }
 
-// fakeOwner answers get_note with a title (and a body the console must
-// not show) and undo with a conflict.
+// fakeOwner answers joplin_status, and undo with a conflict.
 type fakeOwner struct{}
 
 func (fakeOwner) Call(_ context.Context, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
 	switch name {
-	case "get_note":
-		return json.RawMessage(`{"id":"n","title":"Quarterly plan","body":"SECRET-BODY-MARKER"}`), nil
 	case "undo_note_changes":
 		return nil, domainerr.New("UNDO_CONFLICT", "the note changed since the edit")
 	case "joplin_status":
@@ -88,9 +86,9 @@ func (fakeOwner) Call(_ context.Context, name string, args json.RawMessage) (jso
 	return nil, domainerr.New(domainerr.UnknownOperation, "unknown")
 }
 
-type fakeLog []Entry
+type fakeLog []activity.Entry
 
-func (l fakeLog) Read(f Filter) ([]Entry, error) { return l, nil }
+func (l fakeLog) Read(f activity.Filter) ([]activity.Entry, error) { return l, nil }
 
 type harness struct {
 	t      *testing.T
@@ -110,7 +108,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	tree := notebookscope.NewTree([]notebookscope.Folder{{ID: work, Title: "Work"}, {ID: clients, ParentID: work, Title: "Clients"}, {ID: home, Title: "Home"}})
 	receipt := "r1"
-	c, err := New(Config{Origin: origin, Checker: checker, Owner: fakeOwner{}, Now: h.clock,
+	c, err := New(Config{Origin: origin, Checker: checker, Owner: fakeOwner{}, NoteTitle: func(context.Context, string) (string, bool) { return "Quarterly plan", true }, Now: h.clock,
 		OpenGrants: func() (Grants, error) { return h.grants, nil },
 		Notebooks:  func(context.Context) (*notebookscope.Tree, error) { return tree, nil },
 		Activity: fakeLog{{Time: h.now, Credential: "oauth", Client: "Claude", Tool: "edit_note", Outcome: "ok",
