@@ -39,6 +39,10 @@ Usage:
   notebridge activity [--since 24h] [--grant ID] [--tool NAME] [--note ID] [--json]
                             print the activity log: every call, who made it, the ids it read or
                             changed (never note text, queries or secrets); newest first
+  notebridge backup FILE [--with-index]   archive the state (grants, receipts, activity log,
+                            Joplin identity) while the bridge runs; 0600
+  notebridge restore FILE [--replace] [--other-joplin]   put a backup's state in place
+                            (refused for another Joplin unless told)
   notebridge secrets init [--dir DIR]   create the Joplin, MCP and Actions tokens and the owner passphrase (0600)
   notebridge secrets show NAME [--dir DIR]   print one token (joplin-token, mcp-token, actions-token) or the owner-passphrase
   notebridge oauth clients | grants    list OAuth clients, or grants (client, scopes, created, last used; no tokens)
@@ -138,6 +142,10 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runJournal(args[1:], stdout, stderr)
 	case "activity":
 		return runActivity(args[1:], stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args[1:], stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args[1:], stdin, stdout, stderr)
 	case "joplin":
 		return runJoplin(args[1:], stdout, stderr)
 	case "oauth":
