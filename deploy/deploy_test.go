@@ -4,6 +4,7 @@ package deploy
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -127,4 +128,51 @@ func read(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestBundledEmbedderStaysInside: the profile "meaning"'s embedder is on
+// the internal network only (note text never leaves the machine through
+// it), bounded in CPU and memory so a full embedding cannot starve the
+// bridge, and named to the bridge, which waits for it only when it runs.
+func TestBundledEmbedderStaysInside(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "compose.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Services map[string]struct {
+			Profiles    []string          `yaml:"profiles"`
+			Networks    any               `yaml:"networks"` // a list, or a map (caddy)
+			CPUs        float64           `yaml:"cpus"`
+			MemLimit    string            `yaml:"mem_limit"`
+			Ports       []string          `yaml:"ports"`
+			Environment map[string]string `yaml:"environment"`
+			DependsOn   map[string]struct {
+				Required *bool `yaml:"required"`
+			} `yaml:"depends_on"`
+		} `yaml:"services"`
+	}
+	if err := yaml.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	e, ok := c.Services["embedder"]
+	if !ok {
+		t.Fatal("compose.yaml has no embedder service")
+	}
+	if len(e.Profiles) != 1 || e.Profiles[0] != "meaning" {
+		t.Errorf("embedder profiles %q, want only meaning (off unless asked for)", e.Profiles)
+	}
+	if nets, _ := e.Networks.([]any); len(nets) != 1 || nets[0] != "backend" || len(e.Ports) != 0 {
+		t.Errorf("embedder networks %q ports %q, want the internal backend network only, nothing published", e.Networks, e.Ports)
+	}
+	if e.CPUs <= 0 || e.CPUs > 1 || e.MemLimit == "" {
+		t.Errorf("embedder cpus %v mem_limit %q, want at most one core and a memory limit", e.CPUs, e.MemLimit)
+	}
+	b := c.Services["bridge"]
+	if b.Environment["NOTEBRIDGE_EMBEDDINGS_BUNDLED_URL"] != "http://embedder:8090/v1" {
+		t.Errorf("the bridge is not told the bundled embedder's URL: %q", b.Environment["NOTEBRIDGE_EMBEDDINGS_BUNDLED_URL"])
+	}
+	if d, ok := b.DependsOn["embedder"]; !ok || d.Required == nil || *d.Required {
+		t.Error("the bridge must wait for the embedder only when its profile runs it (depends_on with required: false)")
+	}
 }

@@ -7,7 +7,7 @@
 #   bash deploy/offline/seed-base-images.sh     # prints the tags it checked
 #   docker compose up                           # builds and runs the stack
 #
-# The tags are read from the FROM lines of Dockerfile and
+# The tags are read from the FROM lines of Dockerfile, deploy/embedder/Dockerfile and
 # deploy/joplin/Dockerfile and from compose.yaml's image: lines; the script
 # fails if one of them is a tag it cannot make. A tag that already exists is
 # left alone (SEED_REBUILD=1 remakes them all). The images come from one
@@ -97,7 +97,7 @@ compose_images() {
 }
 
 needed_tags() {
-  { dockerfile_bases "$REPO/Dockerfile" "$REPO/deploy/joplin/Dockerfile"; compose_images; } | sort -u
+  { dockerfile_bases "$REPO/Dockerfile" "$REPO/deploy/joplin/Dockerfile" "$REPO/deploy/embedder/Dockerfile"; compose_images; } | sort -u
 }
 
 have_image() { [ "${SEED_REBUILD:-0}" != 1 ] && docker image inspect "$1" >/dev/null 2>&1; }

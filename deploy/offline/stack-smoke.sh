@@ -51,6 +51,13 @@
 #   SMOKE_OAUTH          1: the OAuth mode above (default off)
 #   SMOKE_SYNC           webdav: the sync case above (default off)
 #   SMOKE_DAV_PORT       host port of its WebDAV server (default 18091)
+#   SMOKE_RELEASE        a version: run the published images of that release
+#                        (compose.release.yaml) from SMOKE_REGISTRY, pulled
+#                        first, never built (default: build here)
+#   SMOKE_REGISTRY       their registry (default ghcr.io/notebridge)
+#   SMOKE_MEANING        1: the profile "meaning" as well (the bundled
+#                        embedder); a note is then found by meaning through
+#                        Actions (default off)
 set -euo pipefail
 
 log() { printf 'stack-smoke: %s\n' "$*" >&2; }
@@ -64,6 +71,8 @@ HTTP_PORT="${SMOKE_HTTP_PORT:-18080}"
 HEALTH_TIMEOUT="${SMOKE_HEALTH_TIMEOUT:-180}"
 OAUTH="${SMOKE_OAUTH:-0}"
 SYNC="${SMOKE_SYNC:-}"
+MEANING="${SMOKE_MEANING:-0}"
+RELEASE="${SMOKE_RELEASE:-}"
 case "$SYNC" in ''|webdav) ;; *) die "SMOKE_SYNC must be webdav or empty";; esac
 HOST=localhost
 [ "$OAUTH" = 1 ] && HOST=notebridge.local
@@ -89,6 +98,12 @@ if [ "$OAUTH" = 1 ]; then
   export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
 fi
 
+if [ "$MEANING" = 1 ]; then
+  # The one setting the README gives: meaning added to the profiles .env names.
+  profiles="$(sed -n 's/^COMPOSE_PROFILES=//p' .env | tail -n1)"
+  export COMPOSE_PROFILES="${profiles:+$profiles,}meaning"
+fi
+
 # Compose's --env-file arguments: none (.env) unless the sync case adds its
 # recipe after .env.
 ENV_ARGS=()
@@ -98,10 +113,20 @@ if [ -n "$SYNC" ]; then
   . "$HERE/smoke-sync.sh"
 fi
 
-# up builds missing images itself, but not within a health timeout.
-for img in notebridge/bridge:local notebridge/joplin:3.5.1; do
-  docker image inspect "$img" >/dev/null 2>&1 || die "image $img missing: run docker compose build first"
-done
+UP_ARGS=()
+if [ -n "$RELEASE" ]; then
+  # The README's way to the published images: the overlay and the version.
+  export COMPOSE_FILE=compose.yaml:compose.release.yaml NOTEBRIDGE_RELEASE="$RELEASE"
+  [ -z "${SMOKE_REGISTRY:-}" ] || export NOTEBRIDGE_REGISTRY="$SMOKE_REGISTRY"
+  UP_ARGS=(--no-build)
+else
+  # up builds missing images itself, but not within a health timeout.
+  images="notebridge/bridge:local notebridge/joplin:3.5.1"
+  [ "$MEANING" = 1 ] && images="$images notebridge/embedder:local"
+  for img in $images; do
+    docker image inspect "$img" >/dev/null 2>&1 || die "image $img missing: run docker compose build first"
+  done
+fi
 docker image inspect caddy:2 >/dev/null 2>&1 ||
   die "image caddy:2 missing: docker compose pull caddy (or deploy/offline/seed-base-images.sh)"
 port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -167,12 +192,19 @@ if [ -n "$SYNC" ]; then
   # notes; the recipe is in the env files and the password is stored.
   sync_setup
 fi
+if [ -n "$RELEASE" ]; then
+  log "docker compose -p $PROJECT pull (release $RELEASE from ${NOTEBRIDGE_REGISTRY:-ghcr.io/notebridge})"
+  # The project's images; caddy:2 comes from wherever the machine gets it.
+  pulled=(bridge joplin)
+  [ "$MEANING" = 1 ] && pulled+=(embedder)
+  dc pull --quiet "${pulled[@]}" >"$TMP/pull.log" 2>&1 || { tail -n 20 "$TMP/pull.log" >&2; die "docker compose pull failed"; }
+fi
 T0=$(date +%s)
 log "docker compose -p $PROJECT up -d --wait (https :$HTTPS_PORT, http :$HTTP_PORT)"
 # --wait returns once every service is healthy (or, for the one-shot
 # secrets service, done). In the background and waited for, so INT/TERM stop
 # it at once (teardown).
-timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" "${ENV_ARGS[@]}" up -d --wait >"$TMP/up.log" 2>&1 &
+timeout "$HEALTH_TIMEOUT" docker compose -p "$PROJECT" "${ENV_ARGS[@]}" up -d --wait "${UP_ARGS[@]}" >"$TMP/up.log" 2>&1 &
 UP_PID=$!
 up_rc=0
 wait "$UP_PID" || up_rc=$?
@@ -353,6 +385,23 @@ else
   fail "7-bridge-env" "($(printf '%s' "$env_of_bridge" | grep -E '^NOTEBRIDGE_(DOMAIN|ORIGIN)=' | tr '\n' ' '))"
 fi
 [ -z "$SYNC" ] || sync_checks
+if [ "$MEANING" = 1 ]; then
+  # A note found by meaning: the bundled embedder embeds it in the
+  # background; joplin_status says when every chunk is done.
+  code="$(req POST /v1/create_note auth "$(jq -cn --arg nb "$NB_ID"     '{notebook_id:$nb, title:"Kitchen works", body:"Agreed with Sam: at most 14,000 euros for the remodel; the old stove goes in March."}')")"
+  [ "$code" = 200 ] || fail "8a-create_note" "(status $code: $(last_body))"
+  for _ in $(seq 1 120); do
+    req POST /v1/joplin_status auth '{}' >/dev/null
+    jq -e '.index.meaning | .state == "ready" and .done >= 1 and .pending == 0 and .notes_pending == 0' "$TMP/body" >/dev/null 2>&1 && break
+    sleep 1
+  done
+  if jq -e '.index.meaning.done >= 1' "$TMP/body" >/dev/null 2>&1; then pass "8a the bundled embedder embedded every note ($(jq -c '.index.meaning | {model, done}' "$TMP/body"))"
+  else fail "8a-meaning-ready" "(index.meaning: $(jq -c '.index.meaning' "$TMP/body" 2>/dev/null))"; fi
+  code="$(req POST /v1/search auth '{"query":"how much money for redoing the cooking area","mode":"semantic","limit":3}')"
+  if [ "$code" = 200 ] && [ "$(jq -r '.items[0].title // empty' "$TMP/body")" = "Kitchen works" ]; then
+    pass "8b a paraphrase found by meaning first (mode $(jq -r .mode "$TMP/body"))"
+  else fail "8b-search-by-meaning" "(status $code: $(last_body))"; fi
+fi
 T_CHECKS=$(( $(date +%s) - T1 ))
 
 log "timings: up -d ${T_UP}s, bridge healthy ${T_HEALTHY}s, checks ${T_CHECKS}s"

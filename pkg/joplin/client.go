@@ -61,6 +61,11 @@ type Client struct {
 	// view, when set, narrows every request to what its caller may see
 	// (view.go).
 	view View
+	// breaker fails calls at once while Joplin is known to be down
+	// (breaker.go).
+	breaker *breaker
+	// exchanges are told how each exchange ended (exchange.go).
+	exchanges []func(Exchange)
 }
 
 // Guard vets the Joplin behind the base URL (pkg/joplin/identity checks that it
@@ -73,7 +78,8 @@ type Guard interface {
 	Lost()
 }
 
-// SetGuard installs g; call it before the client is used.
+// SetGuard installs g; call it before the client is used (joplinstack.New
+// assembles the service's client in one call).
 func (c *Client) SetGuard(g Guard) { c.guard = g }
 
 type unguardedKey struct{}
@@ -117,10 +123,11 @@ func New(cfg Config) (*Client, error) {
 		ResponseHeaderTimeout: cfg.RequestTimeout,
 	}
 	return &Client{
-		base:  u,
-		token: &tokenFile{path: cfg.TokenFile},
-		http:  &http.Client{Transport: transport, CheckRedirect: noRedirects},
-		cfg:   cfg,
+		base:    u,
+		token:   &tokenFile{path: cfg.TokenFile},
+		http:    &http.Client{Transport: transport, CheckRedirect: noRedirects},
+		cfg:     cfg,
+		breaker: newBreaker(cfg),
 	}, nil
 }
 
@@ -279,10 +286,22 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			return nil, err
 		}
 	}
+	probe, err := c.breaker.enter()
+	if err != nil {
+		return nil, err
+	}
+	if probe {
+		defer c.breaker.leave()
+	}
 	deadline := time.Now().Add(c.cfg.AvailabilityWait)
 	backoff := 50 * time.Millisecond
 	for {
 		body, sent, err := c.once(ctx, r)
+		var unreachable *unreachableError
+		if err == nil || (sent && !errors.As(err, &unreachable)) {
+			c.breaker.answered() // Joplin answered, if only with an error
+		}
+		c.exchanged(r.method, err)
 		if err == nil {
 			if r.isWrite() {
 				c.wrote(ctx, r, body)
@@ -291,7 +310,6 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			}
 			return body, nil
 		}
-		var unreachable *unreachableError
 		if !errors.As(err, &unreachable) {
 			return nil, err
 		}
@@ -308,7 +326,8 @@ func (c *Client) do(ctx context.Context, r request) ([]byte, error) {
 			// outage. The executor reports context errors as CANCELLED.
 			return nil, fmt.Errorf("joplin: request abandoned by the caller: %w", err)
 		}
-		if time.Now().Add(backoff).After(deadline) {
+		if probe || time.Now().Add(backoff).After(deadline) {
+			c.breaker.down()
 			return nil, domainerr.Retryable(domainerr.JoplinUnavailable, "Joplin is not reachable (%s)", unreachable.kind)
 		}
 		select {

@@ -19,8 +19,10 @@ type Page[T any] struct {
 
 // EachPage follows every page of a list endpoint, PageSize items at a
 // time, handing each page (numbered from 1) to fn; an error from fn stops
-// it. It copes with Joplin reporting has_more on an exactly-full last page
-// (the next page is then empty).
+// it. Joplin's has_more alone ends it: a page may come back empty or short
+// and still be followed by more, because the client's view (scopeview)
+// removes what the caller may not see and keeps Joplin's has_more. (An
+// exactly-full last page says has_more; the next one, empty, does not.)
 func EachPage[T any](ctx context.Context, c *Client, path string, query url.Values, fn func(page int, items []T) error) error {
 	for page := 1; ; page++ {
 		q := url.Values{}
@@ -36,7 +38,7 @@ func EachPage[T any](ctx context.Context, c *Client, path string, query url.Valu
 		if err := fn(page, p.Items); err != nil {
 			return err
 		}
-		if !p.HasMore || len(p.Items) == 0 {
+		if !p.HasMore {
 			return nil
 		}
 	}

@@ -36,7 +36,8 @@ type View interface {
 // NOT_FOUND with the message of a missing object.
 var ErrHidden = errors.New("joplin: outside the caller's view")
 
-// SetView installs v; call it before the client is used.
+// SetView installs v; call it before the client is used (joplinstack.New
+// assembles the service's client in one call).
 func (c *Client) SetView(v View) { c.view = v }
 
 type wholeKey struct{}

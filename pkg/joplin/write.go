@@ -43,7 +43,8 @@ type Write struct {
 // not block for long.
 type Observer func(ctx context.Context, w Write)
 
-// Observe adds o to the observers of c's writes; call it before c is used.
+// Observe adds o to the observers of c's writes; call it before c is used
+// (joplinstack.New assembles the service's client in one call).
 func (c *Client) Observe(o Observer) { c.observers = append(c.observers, o) }
 
 // wrote tells the observers about r, which Joplin accepted with answer.

@@ -2,7 +2,6 @@ package toolsets
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"testing"
 
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -35,7 +34,7 @@ func modelVisible(t testing.TB, answer []byte) (int, int) {
 }
 
 // TestCoreProfile: the core profile lists the core tools plus find_tools
-// and call_tool within the model budget; its own golden snapshots it.
+// and call_tool within the model budget; its own snapshots hold it.
 func TestCoreProfile(t *testing.T) {
 	core, err := ParseProfile(ProfileCore)
 	if err != nil {
@@ -54,7 +53,7 @@ func TestCoreProfile(t *testing.T) {
 		}
 	}
 	for _, tr := range []registry.Transport{registry.MCPStdio, registry.MCPHTTP} {
-		golden(t, filepath.Join("testdata", "tools_list.core."+string(tr)+".golden.json"), toolsList(t, reg, tr, mcpadapter.Core(core, CoreHidden)))
+		checkToolSnaps(t, "core."+string(tr), toolsListFor(t, reg, tr, mcpadapter.Core(core, CoreHidden)))
 	}
 	size, n := modelVisible(t, toolsListFor(t, reg, registry.MCPStdio, mcpadapter.Core(core, CoreHidden)))
 	full, all := modelVisible(t, toolsListFor(t, reg, registry.MCPStdio))

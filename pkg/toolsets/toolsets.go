@@ -42,7 +42,10 @@ type Config struct {
 	// Joplin (scopeview.Install): searches of the index and
 	// joplin_status honour it too.
 	JoplinView *scopeview.View
-	OKF        okfops.Config
+	// ActivityHealth, when set, is the activity log's health, which
+	// joplin_status reports.
+	ActivityHealth joplinops.ActivityHealth
+	OKF            okfops.Config
 	// Enabled names the toolsets to include; empty means all.
 	Enabled []string
 	// ReadOnly selects the read-only profile: only operations whose effect
@@ -92,6 +95,9 @@ func Build(cfg Config) (*registry.Registry, error) {
 		}
 		if cfg.JoplinSearchIndex != nil {
 			opts = append(opts, joplinops.WithSearchIndex(cfg.JoplinSearchIndex))
+		}
+		if cfg.ActivityHealth != nil {
+			opts = append(opts, joplinops.WithActivityHealth(cfg.ActivityHealth))
 		}
 		ops = append(ops, joplinops.Operations(cfg.Joplin, cfg.JoplinLimits, opts...)...)
 	}

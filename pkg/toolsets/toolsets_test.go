@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -17,10 +16,11 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/testkit/toolsnaps"
 	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = flag.Bool("update", false, "rewrite the tool snapshots")
 
 func fullRegistry(t testing.TB) *registry.Registry {
 	t.Helper()
@@ -118,13 +118,43 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// TestToolsListGolden snapshots the MCP tools/list answer. Run
-// `go test ./pkg/toolsets -run Golden -update` to accept a deliberate change.
-func TestToolsListGolden(t *testing.T) {
+// TestToolsListSnapshots snapshots the MCP tools/list answer, one file per
+// tool and surface (testdata/toolsnaps/<surface>/<tool>.json, and _order
+// for the order listed). Run `go test ./pkg/toolsets -run Snapshots -update`
+// to accept a deliberate change.
+func TestToolsListSnapshots(t *testing.T) {
 	for _, tr := range []registry.Transport{registry.MCPStdio, registry.MCPHTTP} {
-		got := toolsList(t, fullRegistry(t), tr)
-		golden(t, filepath.Join("testdata", "tools_list."+string(tr)+".golden.json"), got)
+		checkToolSnaps(t, string(tr), toolsListFor(t, fullRegistry(t), tr))
 	}
+}
+
+// checkToolSnaps holds a tools/list answer against the snapshots of
+// surface, one per tool.
+func checkToolSnaps(t *testing.T, surface string, answer []byte) {
+	t.Helper()
+	var v struct {
+		Result struct {
+			Tools []json.RawMessage `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(answer, &v); err != nil || len(v.Result.Tools) == 0 {
+		t.Fatalf("tools/list answer: %s", answer)
+	}
+	snaps := make([]toolsnaps.Snap, 0, len(v.Result.Tools)+1)
+	names := make([]string, 0, len(v.Result.Tools))
+	for _, raw := range v.Result.Tools {
+		var tool struct {
+			Name string `json:"name"`
+		}
+		if err := json.Unmarshal(raw, &tool); err != nil || tool.Name == "" {
+			t.Fatalf("a tool without a name: %s", raw)
+		}
+		names = append(names, tool.Name)
+		snaps = append(snaps, toolsnaps.Snap{Name: tool.Name, JSON: raw})
+	}
+	snaps = append(snaps, toolsnaps.Names("_order", names))
+	toolsnaps.Check(t, filepath.Join("testdata", "toolsnaps", surface), snaps, *update,
+		"go test ./pkg/toolsets -run Snapshots -update")
 }
 
 // compactToolsList returns the tools/list answer as sent on the wire.
@@ -146,43 +176,6 @@ func toolsListFor(t testing.TB, reg *registry.Registry, tr registry.Transport, o
 		t.Fatal(err)
 	}
 	return b
-}
-
-func toolsList(t testing.TB, reg *registry.Registry, tr registry.Transport, opts ...mcpadapter.ServerOption) []byte {
-	t.Helper()
-	b := toolsListFor(t, reg, tr, opts...)
-	var v struct {
-		Result struct {
-			Tools []mcp.Tool `json:"tools"`
-		} `json:"result"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil || len(v.Result.Tools) == 0 {
-		t.Fatalf("tools/list answer: %s", b)
-	}
-	var pretty bytes.Buffer
-	raw, _ := json.Marshal(json.RawMessage(b))
-	if err := json.Indent(&pretty, raw, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	pretty.WriteByte('\n')
-	return pretty.Bytes()
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden file %s (run with -update): %v", path, err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Fatalf("%s drifted; review the change and run `go test ./pkg/toolsets -run Golden -update`\n--- got ---\n%s", path, got)
-	}
 }
 
 // hints are the four MCP tool hints as a client reads them.

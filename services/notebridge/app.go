@@ -7,19 +7,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
+	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/writejournal"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/embed"
-	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/joplin/joplinstack"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/okf/okfops"
@@ -43,6 +44,10 @@ type app struct {
 	// view narrows every Joplin request to its caller's notebooks; the
 	// consent page lists the notebook tree from it.
 	view *scopeview.View
+	// activity records every call (activity.go); metrics counts them and
+	// the rest /metrics serves (metrics.go).
+	activity *activityRecorder
+	metrics  *callMetrics
 }
 
 // close stops the search index's and the sync requests' background work.
@@ -51,6 +56,9 @@ func (a *app) close() {
 		a.log.Warn("closing the search index", "err", err)
 	}
 	a.syncRequests.Close()
+	if err := a.activity.log.Close(); err != nil {
+		a.log.Warn("closing the activity log", "err", err)
+	}
 }
 
 // setup parses a command's flags (the shared ones, the listener flags when
@@ -85,25 +93,13 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	syncState := syncstate.NewReader(c.SyncStateDir)
-	jc, err := joplin.New(joplin.Config{
-		BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
-		RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Every write Joplin accepts asks for a sync; the search index (below)
-	// observes the same writes.
-	var requests *syncstate.Requester
-	if c.SyncStateDir != "" && !c.ReadOnly {
-		requests = syncstate.NewRequester(c.SyncStateDir, log)
-		jc.Observe(func(context.Context, joplin.Write) { requests.Request() })
-	}
 	limits := joplinops.DefaultLimits
 	limits.MaxResourceBytes = c.MaxResource
 	if limits.MaxResourceBytes <= 0 {
 		return nil, errors.New("--max-resource-bytes must be positive")
+	}
+	if limits.MaxWholeBody = c.MaxWholeBody; limits.MaxWholeBody < 0 {
+		return nil, errors.New("--max-whole-body-bytes must not be negative (0: the default)")
 	}
 	okfRoots, err := okfops.ParseRoots(c.OKFRoots)
 	if err != nil {
@@ -113,31 +109,39 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	index := joplinindex.New(jc, joplinindex.Config{Path: joplinindex.File(c.StateDir, jc.Endpoint()), Log: log,
-		SyncGeneration: syncState.Generation, Meaning: meaning})
-	// The bridge serves the Joplin it first met, until the operator
-	// accepts another (`notebridge joplin forget`).
-	guard := identity.New(jc, c.StateDir, log)
-	guard.OnAccept = index.Rebuild
-	jc.SetGuard(guard)
-	// Every request an operation makes of Joplin passes the caller's
-	// notebook scope.
-	view := scopeview.Install(jc, limits.MaxScan, syncState.Generation)
+	rec, err := openActivity(c, log)
+	if err != nil {
+		return nil, err
+	}
+	stack, err := joplinstack.New(joplinstack.Config{
+		Joplin: joplin.Config{
+			BaseURL: c.JoplinURL, TokenFile: c.JoplinTokenFile,
+			RequestTimeout: c.JoplinTimeout, AvailabilityWait: c.JoplinWait,
+		},
+		StateDir: c.StateDir, SyncStateDir: c.SyncStateDir, ReadOnly: c.ReadOnly,
+		MaxScan: limits.MaxScan, Meaning: meaning, Log: log, OnExchange: rec.metrics.exchanged,
+	})
+	if err != nil {
+		return nil, err
+	}
+	jc, index, view := stack.Client, stack.Index, stack.View
 	reg, err := toolsets.Build(toolsets.Config{
-		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: syncState,
-		JoplinView: view,
-		Enabled:    enabled, ReadOnly: c.ReadOnly,
+		Joplin: jc, JoplinLimits: limits, JoplinLockDir: c.StateDir, JoplinSearchIndex: index, JoplinSync: stack.SyncState,
+		JoplinView: view, ActivityHealth: rec.health,
+		Enabled: enabled, ReadOnly: c.ReadOnly,
 		OKF: okfops.Config{AllowedRoots: okfRoots},
 	})
 	if err != nil {
 		return nil, err
 	}
+	rec.metrics.watch(index, stack.SyncState, rec.log)
 	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log),
-		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)))
+		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)),
+		executor.WithActivity(rec.record))
 	if err != nil {
 		return nil, err
 	}
-	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: requests, view: view}
+	a := &app{joplin: jc, exec: ex, log: log, index: index, syncRequests: stack.SyncRequests, view: view, activity: rec, metrics: rec.metrics}
 	if core != nil {
 		a.mcpOpts = []mcpadapter.ServerOption{mcpadapter.Core(core, toolsets.CoreHidden)}
 	}
@@ -147,18 +151,70 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 // meaning sets search by meaning up from the --embeddings-* flags: off
 // unless a URL is set.
 func (c *config) meaning(log *slog.Logger) (joplinindex.MeaningConfig, error) {
+	if c.EmbeddingsURL == "" && c.bundledEmbedderRuns(log) {
+		bundled := *c
+		bundled.EmbeddingsURL = c.EmbeddingsBundledURL
+		if bundled.EmbeddingsModel == "" {
+			bundled.EmbeddingsModel = bundledEmbeddingsModel
+		}
+		return bundled.meaning(log)
+	}
 	if c.EmbeddingsURL == "" {
-		if c.EmbeddingsModel != "" || c.EmbeddingsKeyFile != "" {
-			return joplinindex.MeaningConfig{}, errors.New("--embeddings-model and --embeddings-key-file need --embeddings-url (search by meaning is off without it)")
+		if c.EmbeddingsModel != "" || c.EmbeddingsKeyFile != "" || c.EmbeddingsQueryPrefix != "" || c.EmbeddingsDocumentPrefix != "" {
+			return joplinindex.MeaningConfig{}, errors.New("--embeddings-model, --embeddings-key-file and the --embeddings-*-prefix settings need --embeddings-url (search by meaning is off without it)")
 		}
 		return joplinindex.MeaningConfig{}, nil
 	}
-	p, err := embed.New(embed.Config{BaseURL: c.EmbeddingsURL, Model: c.EmbeddingsModel, KeyFile: c.EmbeddingsKeyFile})
+	p, err := embed.New(embed.Config{BaseURL: c.EmbeddingsURL, Model: c.EmbeddingsModel, KeyFile: c.EmbeddingsKeyFile,
+		QueryPrefix: prefixSetting(c.EmbeddingsQueryPrefix), DocumentPrefix: prefixSetting(c.EmbeddingsDocumentPrefix)})
 	if err != nil {
 		return joplinindex.MeaningConfig{}, fmt.Errorf("search by meaning: %w", err)
 	}
-	log.Info("search by meaning is on: note text is sent to the embedding provider", "endpoint", p.Endpoint(), "model", p.Model())
+	log.Info("search by meaning is on: note text is sent to the embedding provider", "endpoint", p.Endpoint(), "model", p.Model(),
+		"query_prefix", p.Prefixes().Query, "document_prefix", p.Prefixes().Document)
 	return joplinindex.MeaningConfig{Provider: p}, nil
+}
+
+// bundledEmbeddingsModel is the model deploy/embedder serves.
+const bundledEmbeddingsModel = "universal-sentence-encoder-lite"
+
+// bundledEmbedderRuns reports whether the bundled embedder is there: its
+// URL is set (compose sets it) and its host resolves, which on compose's
+// network it does only while the profile "meaning" runs the embedder.
+func (c *config) bundledEmbedderRuns(log *slog.Logger) bool {
+	if c.EmbeddingsBundledURL == "" {
+		return false
+	}
+	u, err := url.Parse(c.EmbeddingsBundledURL)
+	if err != nil || u.Hostname() == "" {
+		log.Warn("--embeddings-bundled-url is not a URL; search by meaning stays off", "url", c.EmbeddingsBundledURL)
+		return false
+	}
+	lookup := c.lookupHost
+	if lookup == nil {
+		lookup = net.DefaultResolver.LookupHost
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := lookup(ctx, u.Hostname()); err != nil {
+		log.Debug("no bundled embedder (the compose profile \"meaning\" is off); search by meaning stays off", "host", u.Hostname())
+		return false
+	}
+	log.Info("found the bundled embedder (compose profile \"meaning\")", "url", c.EmbeddingsBundledURL)
+	return true
+}
+
+// prefixSetting reads an --embeddings-*-prefix setting: nil (the model's
+// known prefix) when empty, "" for none, the text itself otherwise.
+func prefixSetting(v string) *string {
+	switch v {
+	case "":
+		return nil
+	case "none":
+		none := ""
+		return &none
+	}
+	return &v
 }
 
 // followSync starts the search index at once when Joplin syncs with other
@@ -191,33 +247,12 @@ func ensureTokenFile(path, stateDir, name string, stderr io.Writer) (string, err
 	return path, nil
 }
 
-// checkJoplinTokenFile reports, at start, a Joplin token file that would
-// make every Joplin call fail (unset, missing, unreadable, empty) or that
-// others can read (the check the bearer files get). The error names the
-// path, never the contents.
-func checkJoplinTokenFile(path string) error {
-	if path == "" {
-		return errors.New("no Joplin token file is configured (--joplin-token-file); Joplin calls will fail with JOPLIN_AUTH_FAILED")
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("the Joplin token file %s cannot be read (%v); Joplin calls will fail with JOPLIN_AUTH_FAILED", path, errors.Unwrap(err))
-	}
-	if strings.TrimSpace(string(b)) == "" {
-		return fmt.Errorf("the Joplin token file %s is empty; Joplin calls will fail with JOPLIN_AUTH_FAILED", path)
-	}
-	if err := bearer.CheckPrivateFile(path); err != nil {
-		return fmt.Errorf("the Joplin token file %s: %w", path, err)
-	}
-	return nil
-}
-
 // reportJoplin logs the Joplin settings an operator gets wrong: the token
-// file (see checkJoplinTokenFile) and, when probe is set, whether Joplin
+// file (see joplin.CheckTokenFile) and, when probe is set, whether Joplin
 // answers at its URL. The probe runs in the background (it may wait up to
 // --joplin-wait) and /ping carries no token.
 func (a *app) reportJoplin(ctx context.Context, tokenFile string, probe bool) {
-	if err := checkJoplinTokenFile(tokenFile); err != nil {
+	if err := joplin.CheckTokenFile(tokenFile); err != nil {
 		a.log.Warn(err.Error(), "path", tokenFile)
 	}
 	if !probe {

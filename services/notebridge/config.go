@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,12 +40,30 @@ type config struct {
 	MaxActive       int
 	MaxDepth        int
 	MaxResource     int64
+	MaxWholeBody    int
 	MemoryLimit     byteSize
 	OKFRoots        string
+
+	// The activity log (pkg/core/activity) and the metrics listener.
+	ActivityMaxBytes  byteSize
+	ActivityMaxFiles  int
+	ActivityRetention time.Duration
+	MetricsListen     string
 
 	EmbeddingsURL     string
 	EmbeddingsModel   string
 	EmbeddingsKeyFile string
+	// EmbeddingsQueryPrefix and EmbeddingsDocumentPrefix override the
+	// model's known prefixes: "" keeps them, "none" sends no prefix.
+	EmbeddingsQueryPrefix    string
+	EmbeddingsDocumentPrefix string
+	// EmbeddingsBundledURL is the bundled embedder's URL (compose's
+	// profile "meaning"), used when its host resolves and no
+	// EmbeddingsURL is set.
+	EmbeddingsBundledURL string
+	// lookupHost resolves the bundled embedder's host (net's resolver
+	// unless a test sets it).
+	lookupHost func(ctx context.Context, host string) ([]string, error)
 
 	// Notebook scopes (notebookscope settings): stdio's, the static MCP
 	// token's and the Actions token's. Unset: every notebook.
@@ -111,11 +130,13 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
 	fs.IntVar(&c.MaxDepth, "max-depth", executor.DefaultLimits.MaxDepth, "maximum JSON nesting of arguments")
 	fs.Int64Var(&c.MaxResource, "max-resource-bytes", joplinops.DefaultLimits.MaxResourceBytes, "maximum decoded size of one resource (raise --max-request-bytes to about 4/3 of it plus 1 MiB)")
+	fs.IntVar(&c.MaxWholeBody, "max-whole-body-bytes", joplinops.DefaultLimits.MaxWholeBody, "largest note body read whole on request (get_note view full, MCP resources/read); a larger one is RESPONSE_TOO_LARGE, read by section")
 	fs.Int64Var(&c.MaxRequestBytes, "max-request-bytes", int64(executor.DefaultLimits.MaxArgBytes), "maximum size of one request")
 	c.MemoryLimit = byteSize(executor.DefaultMemoryLimit)
 	fs.Var(&c.MemoryLimit, "memory-limit", "soft memory limit of the Go runtime, a `size` such as 64MiB or 1GiB, or off. "+
 		"Near it the garbage collector works harder; it never stops the process. The GOMEMLIMIT environment variable, when set, wins")
 	fs.StringVar(&c.OKFRoots, "okf-roots", "", "comma-separated absolute directories that OKF bundle_path must lie in; when set, OKF tools are also served over MCP HTTP (never over Actions)")
+	bindActivityFlags(fs, c)
 	if !withHTTP {
 		bindNotebookFlags(fs, &c.Notebooks, &c.WriteNotebooks, "", "the stdio client")
 	}
@@ -123,9 +144,13 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 		"when set, note text is sent there to search by meaning. Off when empty: nothing leaves the machine")
 	fs.StringVar(&c.EmbeddingsModel, "embeddings-model", "", "embedding model name sent to --embeddings-url (e.g. nomic-embed-text)")
 	fs.StringVar(&c.EmbeddingsKeyFile, "embeddings-key-file", "", "file (mode 0600) holding the key sent to --embeddings-url as a bearer token; none when empty")
+	fs.StringVar(&c.EmbeddingsQueryPrefix, "embeddings-query-prefix", "", "text put before every search query sent to the model (e.g. \"query: \"); empty: the model's known prefix (docs/search-index.md), none: no prefix")
+	fs.StringVar(&c.EmbeddingsBundledURL, "embeddings-bundled-url", "", "base URL of the bundled embedder (compose sets http://embedder:8090/v1): used, with its model, when its host resolves (the profile \"meaning\" runs it) and --embeddings-url is empty")
+	fs.StringVar(&c.EmbeddingsDocumentPrefix, "embeddings-document-prefix", "", "text put before every note chunk sent to the model (e.g. \"passage: \"); empty: the model's known prefix, none: no prefix. A change re-embeds every note")
 	if withHTTP {
 		bindNotebookFlags(fs, &c.MCPNotebooks, &c.MCPWriteNotebooks, "mcp-", "the static MCP bearer token")
 		fs.StringVar(&c.Listen, "listen", "127.0.0.1:8765", "MCP Streamable HTTP listen address")
+		fs.StringVar(&c.MetricsListen, "metrics-listen", "", "address of the internal listener serving /metrics (Prometheus text format); off when empty. Never route it through Caddy")
 		fs.StringVar(&c.MCPTokenFile, "mcp-token-file", "", "file holding the MCP bearer token (generated in the state directory when unset)")
 		fs.StringVar(&c.AllowedOrigins, "allowed-origins", "", "comma-separated browser origins allowed besides loopback")
 		fs.DurationVar(&c.ReadHeaderTimeout, "read-header-timeout", httpfront.DefaultTimeouts.ReadHeader, "time a client may take to send request headers")

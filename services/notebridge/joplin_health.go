@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
@@ -54,7 +55,7 @@ func (h *joplinHealth) Check(ctx context.Context) error {
 	if !h.checked.IsZero() && h.now().Sub(h.checked) < healthEvery {
 		return h.err
 	}
-	err := h.c.Get(ctx, "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, nil)
+	err := h.c.Get(principal.With(ctx, principal.System()), "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, nil)
 	h.err = nil
 	if de, ok := domainerr.As(err); ok && (de.Code == domainerr.JoplinAuthFailed || de.Code == domainerr.JoplinChanged) {
 		h.err = de

@@ -83,3 +83,33 @@ func TestOKFOnlyServerIgnoresJoplinHealth(t *testing.T) {
 		a.close()
 	}
 }
+
+// TestJoplinHealthSeesThroughTheView: the health check runs as notebridge
+// itself (principal.System) on the app's client, whose notebook view
+// refuses a request without a principal: a token refused once the
+// identity was checked still makes the container unhealthy.
+func TestJoplinHealthSeesThroughTheView(t *testing.T) {
+	fake := joplinfake.New("the-right-token-0123456789")
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	tf := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tf, []byte("the-right-token-0123456789"), 0o600)
+	c := &config{JoplinURL: srv.URL, JoplinTokenFile: tf, StateDir: t.TempDir(), Toolsets: "joplin", MaxResource: 1 << 20,
+		MaxRequestBytes: 1 << 20, MaxDepth: 64, MaxActive: 4}
+	a, err := newApp(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	h := newJoplinHealth(a.joplin)
+	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	h.now = func() time.Time { return now }
+	if err := h.Check(context.Background()); err != nil {
+		t.Fatalf("healthy Joplin: %v", err)
+	}
+	os.WriteFile(tf, []byte("a-wrong-token-0123456789"), 0o600)
+	now = now.Add(healthEvery)
+	if err := h.Check(context.Background()); !domainerr.HasCode(err, domainerr.JoplinAuthFailed) {
+		t.Fatalf("refused token through the app's client: %v, want JOPLIN_AUTH_FAILED", err)
+	}
+}

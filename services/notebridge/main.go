@@ -36,6 +36,9 @@ Usage:
   notebridge capabilities   print transports, protocol versions and operations as JSON
   notebridge journal [show N]  list uncertain writes for the operator, or show one
   notebridge journal receipts | receipt ID   list note-change receipts, or show one (no note text)
+  notebridge activity [--since 24h] [--grant ID] [--tool NAME] [--note ID] [--json]
+                            print the activity log: every call, who made it, the ids it read or
+                            changed (never note text, queries or secrets); newest first
   notebridge secrets init [--dir DIR]   create the Joplin, MCP and Actions tokens and the owner passphrase (0600)
   notebridge secrets show NAME [--dir DIR]   print one token (joplin-token, mcp-token, actions-token) or the owner-passphrase
   notebridge oauth clients | grants    list OAuth clients, or grants (client, scopes, created, last used; no tokens)
@@ -130,6 +133,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return unknownCommand(args[0], args[1])
 	case "journal":
 		return runJournal(args[1:], stdout, stderr)
+	case "activity":
+		return runActivity(args[1:], stdout, stderr)
 	case "joplin":
 		return runJoplin(args[1:], stdout, stderr)
 	case "oauth":

@@ -108,6 +108,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		TokenNotebooks: notebooks,
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
+		Degraded:       a.activity.degraded,
 		Health:         a.joplinHealth(),
 
 		SessionIdleTTL:           c.MCPSessionTTL,
@@ -175,15 +176,16 @@ func (c *config) credentials(except ...string) []bearer.Credential {
 }
 
 // notifyResources has srv tell its clients that the note resources
-// changed whenever a write the bridge made added, changed or trashed notes.
+// changed whenever a write the bridge made added, changed or trashed notes:
+// only the clients whose notebook scope sees the change.
 func (a *app) notifyResources(srv *mcpadapter.Server) {
 	if a.joplin == nil {
 		return
 	}
-	a.joplin.Observe(func(_ context.Context, w joplin.Write) {
+	a.joplin.Observe(func(ctx context.Context, w joplin.Write) {
 		switch w.Kind {
 		case joplin.NoteSaved, joplin.NoteTrashed, joplin.NotebookTrashed:
-			mcpadapter.NotifyResourcesChanged(srv)
+			mcpadapter.NotifyResourcesChanged(srv, a.view.Audience(ctx, w))
 		}
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
@@ -71,18 +70,11 @@ func oauthConfig(c *config, a *app, stderr io.Writer) (*mcpadapter.OAuthConfig, 
 	if err != nil {
 		return nil, "", err
 	}
-	if err := bearer.CheckPrivateFile(hashPath); err != nil {
-		return nil, "", fmt.Errorf("owner passphrase hash %s: %w", hashPath, err)
-	}
-	raw, err := os.ReadFile(hashPath)
+	hash, err := consent.ReadHashFile(hashPath)
 	if err != nil {
-		return nil, "", fmt.Errorf("read the owner passphrase hash: %w", errors.Unwrap(err))
+		return nil, "", err
 	}
-	hash, err := consent.ParseHash(string(raw))
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", hashPath, err)
-	}
-	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree})
+	page, err := consent.New(consent.Config{Hash: hash, Notebooks: a.view.Tree, Refused: a.metrics.signInRefused})
 	if err != nil {
 		return nil, "", err
 	}

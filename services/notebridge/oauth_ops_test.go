@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
@@ -11,11 +12,19 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // grant registers a client named name and runs the authorization with the
 // owner passphrase; it returns the client and its tokens.
 func (s *oauthServer) grant(name string) (client, access, refresh string) {
+	s.t.Helper()
+	// Joplin is unreachable here: the page offers only "all notebooks".
+	return s.grantWith(name, "notes:read", url.Values{"all_notebooks": {"1"}})
+}
+
+// grantWith is grant for scopes, with the notebook boxes of choice.
+func (s *oauthServer) grantWith(name, scopes string, choice url.Values) (client, access, refresh string) {
 	s.t.Helper()
 	const origin, redirect = "https://notes.example.com", "https://client.example/cb"
 	resp, raw := s.send(http.MethodPost, "/oauth/register", `{"redirect_uris":["`+redirect+`"],"token_endpoint_auth_method":"none","client_name":"`+name+`"}`,
@@ -29,7 +38,7 @@ func (s *oauthServer) grant(name string) (client, access, refresh string) {
 	sum := sha256.Sum256([]byte(verifier))
 	q := url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {redirect},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
-		"state": {"ops-state-123"}, "scope": {"notes:read"}, "resource": {origin + "/mcp"}}.Encode()
+		"state": {"ops-state-123"}, "scope": {scopes}, "resource": {origin + "/mcp"}}.Encode()
 	resp, page := s.send(http.MethodGet, "/oauth/authorize?"+q, "", nil)
 	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
 	if resp.StatusCode != 200 || csrf == nil {
@@ -37,9 +46,11 @@ func (s *oauthServer) grant(name string) (client, access, refresh string) {
 	}
 	cookie, _, _ := strings.Cut(resp.Header.Get("Set-Cookie"), ";")
 	passphrase, _ := os.ReadFile(filepath.Join(s.state, "owner-passphrase"))
-	// Joplin is unreachable here: the page offers only "all notebooks".
-	approve := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"},
-		"all_notebooks": {"1"}}.Encode()
+	form := url.Values{"csrf": {csrf[1]}, "passphrase": {strings.TrimSpace(string(passphrase))}, "decision": {"approve"}}
+	for k, v := range choice {
+		form[k] = v
+	}
+	approve := form.Encode()
 	resp, _ = s.send(http.MethodPost, "/oauth/authorize?"+q, approve, map[string]string{
 		"Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie, "Origin": origin})
 	loc, _ := url.Parse(resp.Header.Get("Location"))
@@ -201,5 +212,77 @@ func TestOAuthOperatorRefusals(t *testing.T) {
 	}
 	if st, _ := s.listTools(access, h); st != 200 {
 		t.Fatalf("the kept grant: %d", st)
+	}
+}
+
+// TestOAuthOperatorListsGrantPastItsCode: `oauth grants` and `oauth
+// clients` keep showing a grant once its authorization code's 5 minutes
+// have passed (the state is aged by 6 minutes, as a clock moved on would
+// leave it), while its access token still works; the listing shows its
+// last use.
+func TestOAuthOperatorListsGrantPastItsCode(t *testing.T) {
+	s := startOAuthServer(t)
+	client, access, _ := s.grant("Aged client")
+	ageOAuthState(t, s.state, 6*time.Minute)
+	h := s.session(access)
+	if st, _ := s.listTools(access, h); st != 200 {
+		t.Fatalf("the aged grant's access token: %d", st)
+	}
+	out, errOut, code := runCLI(t, "oauth", "grants", "--state-dir", s.state)
+	var row []string
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) > 1 && f[1] == client {
+			row = f
+		}
+	}
+	if code != 0 || row == nil || row[len(row)-1] == "-" {
+		t.Fatalf("oauth grants once the code expired (want the grant, with its last use): %d %s %s", code, out, errOut)
+	}
+	out, _, _ = runCLI(t, "oauth", "clients", "--state-dir", s.state)
+	if !regexp.MustCompile(regexp.QuoteMeta(client) + `\s.*\s1\s+https://client\.example/cb`).MatchString(out) {
+		t.Fatalf("oauth clients once the code expired (want 1 grant): %s", out)
+	}
+}
+
+// ageOAuthState moves every expiry and request time of the state in
+// stateDir back by d, under the state's lock: the state a clock d later
+// would see.
+func ageOAuthState(t *testing.T, stateDir string, d time.Duration) {
+	t.Helper()
+	path := filepath.Join(stateDir, "oauth", "state.json")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st map[string]any
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	var age func(v any)
+	age = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok {
+					if tm, err := time.Parse(time.RFC3339Nano, s); err == nil && (k == "requested_at" || k == "created" || strings.Contains(k, "_")) {
+						v[k] = tm.Add(-d).Format(time.RFC3339Nano)
+						continue
+					}
+				}
+				age(x)
+			}
+		case []any:
+			for _, x := range v {
+				age(x)
+			}
+		}
+	}
+	age(st)
+	raw, _ = json.Marshal(st)
+	if err := os.WriteFile(path+".aged", raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".aged", path); err != nil {
+		t.Fatal(err)
 	}
 }

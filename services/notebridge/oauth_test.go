@@ -26,11 +26,17 @@ type oauthServer struct {
 	log   *procLog
 }
 
-func startOAuthServer(t *testing.T) *oauthServer {
+func startOAuthServer(t *testing.T, args ...string) *oauthServer {
 	t.Helper()
-	state := t.TempDir()
-	cmd := exec.Command(binPath, "mcp", "serve", "--listen", "127.0.0.1:0", "--state-dir", state, "--oauth",
-		"--joplin-url", "http://127.0.0.1:1", "--joplin-wait", "0s", "--joplin-token-file", tokenFileB(t, "joplin-token-value-0123456789"))
+	return startOAuthServerIn(t, t.TempDir(), args...)
+}
+
+// startOAuthServerIn starts it on the state directory state; later flags
+// in args win.
+func startOAuthServerIn(t *testing.T, state string, args ...string) *oauthServer {
+	t.Helper()
+	cmd := exec.Command(binPath, append([]string{"mcp", "serve", "--listen", "127.0.0.1:0", "--state-dir", state, "--oauth",
+		"--joplin-url", "http://127.0.0.1:1", "--joplin-wait", "0s", "--joplin-token-file", tokenFileB(t, "joplin-token-value-0123456789")}, args...)...)
 	cmd.Env = cleanEnv("HOME="+t.TempDir(), "NOTEBRIDGE_DOMAIN=notes.example.com")
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {

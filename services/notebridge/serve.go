@@ -45,6 +45,14 @@ func runServe(ctx context.Context, args []string, stderr io.Writer) error {
 	} else {
 		a.log.Info("GPT Actions are disabled (enable with --actions-enabled and --actions-token-file)")
 	}
+	if ml, ok, err := metricsListener(c, a); err != nil {
+		for _, l := range ls {
+			l.ln.Close()
+		}
+		return fmt.Errorf("listen for metrics: %w", err)
+	} else if ok {
+		ls = append(ls, ml)
+	}
 	a.reportJoplin(ctx, c.JoplinTokenFile, true)
 	a.followSync(c)
 	return serveAll(ctx, ls...)
@@ -69,6 +77,7 @@ func bindActionsFlags(fs *flag.FlagSet, c *config) {
 func actionsListener(c *config, a *app) (listener, error) {
 	token, err := bearer.NewTokenFile(c.ActionsTokenFile)
 	if err != nil {
+		//lint:ignore ST1005 "Actions" is the surface's name, capitalised wherever it is named.
 		return listener{}, fmt.Errorf("Actions %w", err)
 	}
 	token = token.DistinctFrom(actionsCred, a.log, c.credentials(actionsCred)...)

@@ -222,5 +222,7 @@ try {
   }
   callback.close();
   await dispatcher.close();
-  rmSync(profile, { recursive: true, force: true });
+  // Chromium's helper processes may still be writing the profile as the
+  // main process exits: Node retries ENOTEMPTY/EBUSY itself.
+  rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
 }

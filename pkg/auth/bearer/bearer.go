@@ -11,12 +11,12 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"strings"
 	"sync/atomic"
+
+	"github.com/notebridge/notebridge/pkg/internal/privatefile"
 )
 
 // ErrUnauthorized is returned for every rejected credential; callers answer
@@ -39,26 +39,10 @@ type TokenFile struct {
 // NewTokenFile checks that path is a regular file that group and others
 // cannot read, and returns a reader for it.
 func NewTokenFile(path string) (*TokenFile, error) {
-	if err := CheckPrivateFile(path); err != nil {
+	if err := privatefile.Check(path); err != nil {
 		return nil, err
 	}
 	return &TokenFile{path: path}, nil
-}
-
-// CheckPrivateFile reports whether path is a regular file with no group or
-// world permissions. The error names the problem, never the contents.
-func CheckPrivateFile(path string) error {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return fmt.Errorf("token file: %w", errors.Unwrap(err))
-	}
-	if !fi.Mode().IsRegular() {
-		return errors.New("token file must be a regular file (not a symlink or directory)")
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("token file must not be readable by group or others (mode %04o; use chmod 600)", fi.Mode().Perm())
-	}
-	return nil
 }
 
 // DistinctFrom returns a token file for the same path that refuses every
@@ -97,7 +81,7 @@ func (t *TokenFile) checkPeers(own *[sha256.Size]byte) error {
 
 // digest returns the SHA-256 of the token currently in the file.
 func (t *TokenFile) digest() ([sha256.Size]byte, error) {
-	if CheckPrivateFile(t.path) != nil {
+	if privatefile.Check(t.path) != nil {
 		return [sha256.Size]byte{}, ErrUnauthorized
 	}
 	b, err := readFile(t.path)

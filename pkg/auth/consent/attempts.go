@@ -182,6 +182,7 @@ func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauth
 	runtime.GC()
 	p.gate.Leave()
 	if !ok {
+		p.refused(RefusedWrongPassphrase)
 		p.attempts.settle(key, checkWrong)
 		p.form(w, r, req, http.StatusUnauthorized, "Wrong passphrase.")
 		return oauthserver.Pending
@@ -192,6 +193,7 @@ func (p *Page) checkPassphrase(w http.ResponseWriter, r *http.Request, req oauth
 
 // lockedOut answers an address that has used up its failures.
 func (p *Page) lockedOut(w http.ResponseWriter) {
+	p.refused(RefusedLockedOut)
 	w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.Lockout/time.Second)))
 	p.message(w, http.StatusTooManyRequests, "Too many wrong passphrases from your address. Try again later.")
 }

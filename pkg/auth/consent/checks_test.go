@@ -279,7 +279,7 @@ func TestCancelledWaitGivesTheAttemptBack(t *testing.T) {
 	}
 	const addr = "192.0.2.44"
 	q := ct.query()
-	nonce, _ := ct.page.nonces.issue(addr, addr)
+	nonce, _ := ct.page.nonces.issue(addr, addr, offerDigest{})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	r := httptest.NewRequestWithContext(ctx, http.MethodPost, oauthserver.AuthorizePath+"?"+q, strings.NewReader(approve(ct.page.csrf(nonce, q), passphrase).Encode()))

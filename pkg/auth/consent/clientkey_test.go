@@ -18,27 +18,27 @@ func TestNonceFloodKeepsTheOwnersForm(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	n := newNonces(10*time.Minute, 64, 4, func() time.Time { return now })
 	const owner = "203.0.113.5"
-	mine, ok := n.issue(owner, oauthserver.ClientKey(owner))
+	mine, ok := n.issue(owner, oauthserver.ClientKey(owner), offerDigest{})
 	if !ok {
 		t.Fatal("no form for the owner")
 	}
 	for i := 1; i <= 4096; i++ {
 		a := fmt.Sprintf("2001:db8:1:2::%x", i)
-		if _, ok := n.issue(a, oauthserver.ClientKey(a)); !ok {
+		if _, ok := n.issue(a, oauthserver.ClientKey(a), offerDigest{}); !ok {
 			t.Fatalf("form %d from one /64 refused: that key's own oldest should go", i)
 		}
 	}
 	refused := 0
 	for i := range 200 {
 		a := fmt.Sprintf("198.51.%d.%d", i/250, i%250+1)
-		if _, ok := n.issue(a, a); !ok {
+		if _, ok := n.issue(a, a, offerDigest{}); !ok {
 			refused++
 		}
 	}
 	if refused == 0 {
 		t.Error("more forms than MaxNonces were issued")
 	}
-	if got := n.consume(mine, owner); got != nonceOK {
+	if got, _ := n.consume(mine, owner); got != nonceOK {
 		t.Fatalf("the owner's form after the flood: %v, want nonceOK", got)
 	}
 }

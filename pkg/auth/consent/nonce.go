@@ -8,7 +8,8 @@ import (
 	"time"
 )
 
-// nonces are the consent forms handed out. A form's cookie nonce is valid
+// nonces are the consent forms handed out, each with a digest of the
+// notebook boxes its page offered (offer.go). A form's cookie nonce is valid
 // once (the first post that denies or checks a passphrase consumes it),
 // for a limited time, and only from the client address that loaded the
 // page. Each client key (oauthserver.ClientKey) holds at most perKey live
@@ -30,6 +31,7 @@ type nonces struct {
 type nonce struct {
 	addr, key string
 	expires   time.Time
+	offered   offerDigest
 }
 
 // nonceResult is why a posted nonce was accepted or refused.
@@ -46,8 +48,9 @@ func newNonces(ttl time.Duration, max, perKey int, now func() time.Time) *nonces
 }
 
 // issue returns a new nonce for a form shown to addr, whose client key is
-// key; ok is false when max nonces are live.
-func (n *nonces) issue(addr, key string) (v string, ok bool) {
+// key, offering the boxes offered digests; ok is false when max nonces
+// are live.
+func (n *nonces) issue(addr, key string, offered offerDigest) (v string, ok bool) {
 	b := make([]byte, 24)
 	_, _ = rand.Read(b)
 	v = base64.RawURLEncoding.EncodeToString(b)
@@ -73,7 +76,7 @@ func (n *nonces) issue(addr, key string) (v string, ok bool) {
 	if len(n.order) > 2*len(n.live)+64 {
 		n.order = slices.DeleteFunc(n.order, func(o string) bool { _, live := n.live[o]; return !live })
 	}
-	n.live[v] = nonce{addr: addr, key: key, expires: now.Add(n.ttl)}
+	n.live[v] = nonce{addr: addr, key: key, expires: now.Add(n.ttl), offered: offered}
 	n.byKey[key] = append(n.byKey[key], v)
 	n.order = append(n.order, v)
 	return v, true
@@ -90,21 +93,22 @@ func (n *nonces) drop(v, key string) {
 	}
 }
 
-// consume uses up v when it is live and was issued to addr. A nonce
-// posted from another address stays usable by the address it was issued to.
-func (n *nonces) consume(v, addr string) nonceResult {
+// consume uses up v when it is live and was issued to addr, and returns
+// the digest of what its page offered. A nonce posted from another
+// address stays usable by the address it was issued to.
+func (n *nonces) consume(v, addr string) (nonceResult, offerDigest) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	rec, ok := n.live[v]
 	switch {
 	case !ok:
-		return nonceGone
+		return nonceGone, offerDigest{}
 	case !n.now().Before(rec.expires):
 		n.drop(v, rec.key)
-		return nonceGone
+		return nonceGone, offerDigest{}
 	case rec.addr != addr:
-		return nonceElsewhere
+		return nonceElsewhere, offerDigest{}
 	}
 	n.drop(v, rec.key)
-	return nonceOK
+	return nonceOK, rec.offered
 }

@@ -4,19 +4,18 @@ import (
 	"context"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
-	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
 // The form's notebook fields: "all_notebooks" (every notebook, read and,
 // when asked for, write), "notebook" (one per notebook shared to read) and
-// "write_notebook" (one per notebook shared to change). Nothing is checked
-// when the page opens.
+// "write_notebook" (one per notebook shared to change, only when the
+// application asks to change notes). Nothing is checked when the page
+// opens; an approval may check only the boxes its page showed (offer.go).
 const (
 	fieldAll   = "all_notebooks"
 	fieldRead  = "notebook"
@@ -32,8 +31,6 @@ type notebookNode struct {
 	CanWrite  bool
 	Children  []notebookNode
 }
-
-var joplinID = regexp.MustCompile(schema.IDPattern)
 
 // nodes builds the form's tree below parent, trashed notebooks left out.
 func nodes(t *notebookscope.Tree, parent string, canWrite bool, depth int) []notebookNode {
@@ -66,23 +63,19 @@ func (p *Page) notebookForm(ctx context.Context, req oauthserver.ConsentRequest,
 }
 
 // checkNotebooks returns what is wrong with the form's notebook choice
-// ("" when nothing is).
-func (p *Page) checkNotebooks(form url.Values) string {
+// ("" when nothing is): it must use only the boxes its page offered, whose
+// digest the form's nonce carried.
+func (p *Page) checkNotebooks(ctx context.Context, req oauthserver.ConsentRequest, form url.Values, offered offerDigest) string {
 	if p.cfg.Notebooks == nil {
-		return ""
+		return "" // the page asked nothing; Chosen shares every notebook
 	}
-	if form.Get(fieldAll) == "1" {
-		return ""
+	var d formData
+	p.notebookForm(ctx, req, &d)
+	now := offerOf(&d)
+	if now.digest() != offered {
+		return offerChanged
 	}
-	if len(form[fieldRead]) == 0 {
-		return "Choose the notebooks to share, or all notebooks."
-	}
-	for _, id := range append(form[fieldRead], form[fieldWrite]...) {
-		if !joplinID.MatchString(id) {
-			return "The notebook choice is malformed. Reload the page."
-		}
-	}
-	return ""
+	return now.check(form)
 }
 
 // Chosen implements oauthserver.NotebookChooser: what the approved form r

@@ -61,6 +61,9 @@ type Config struct {
 	// owner which to share (notebooks.go). Unset, a grant covers every
 	// notebook.
 	Notebooks Tree
+	// Refused, when set, is told of every refused sign-in with its reason
+	// (RefusedWrongPassphrase, RefusedLockedOut), for the metrics.
+	Refused func(reason string)
 }
 
 // Page implements oauthserver.Consent.
@@ -150,7 +153,8 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 		p.message(w, http.StatusBadRequest, "Choose Approve or Deny.")
 		return oauthserver.Pending
 	}
-	switch p.nonces.consume(c.Value, addr) {
+	result, offered := p.nonces.consume(c.Value, addr)
+	switch result {
 	case nonceGone:
 		p.message(w, http.StatusForbidden, "This form expired or was already used. Go back to the application and start again.")
 		return oauthserver.Pending
@@ -166,7 +170,7 @@ func (p *Page) Decide(w http.ResponseWriter, r *http.Request, req oauthserver.Co
 		return d
 	}
 	// Checked after the passphrase, so a wrong one is told as such.
-	if problem := p.checkNotebooks(r.PostForm); problem != "" {
+	if problem := p.checkNotebooks(r.Context(), req, r.PostForm, offered); problem != "" {
 		p.form(w, r, req, http.StatusBadRequest, problem)
 		return oauthserver.Pending
 	}
@@ -222,8 +226,10 @@ type formData struct {
 }
 
 func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.ConsentRequest, status int, problem string) {
+	var d formData
+	p.notebookForm(r.Context(), req, &d)
 	addr := oauthserver.ClientAddr(r)
-	nonce, ok := p.nonces.issue(addr, oauthserver.ClientKey(addr))
+	nonce, ok := p.nonces.issue(addr, oauthserver.ClientKey(addr), offerOf(&d).digest())
 	if !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(p.cfg.NonceTTL/time.Second)))
 		p.message(w, http.StatusServiceUnavailable, "Too many consent forms are open right now. Try again in a few minutes.")
@@ -231,12 +237,11 @@ func (p *Page) form(w http.ResponseWriter, r *http.Request, req oauthserver.Cons
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: nonce, Path: "/", Secure: true, HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(p.cfg.NonceTTL / time.Second)})
-	d := formData{ClientName: displayName(req.ClientName), ClientID: req.ClientID, CSRF: p.csrf(nonce, r.URL.RawQuery), Error: problem}
+	d.ClientName, d.ClientID, d.CSRF, d.Error = displayName(req.ClientName), req.ClientID, p.csrf(nonce, r.URL.RawQuery), problem
 	d.RedirectSite, d.RedirectHost = describeRedirect(req.RedirectURI)
 	for _, s := range req.Scopes.List() {
 		d.Scopes = append(d.Scopes, string(s)+": "+scopeText[s])
 	}
-	p.notebookForm(r.Context(), req, &d)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
 	_ = formPage.Execute(w, d)

@@ -35,6 +35,7 @@ type consentTest struct {
 	client string
 	now    time.Time
 	page   *Page
+	dir    string // the authorization server's state directory
 }
 
 func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
@@ -44,9 +45,9 @@ func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ct.page = page
+	ct.page, ct.dir = page, t.TempDir()
 	as, err := oauthserver.New(oauthserver.Config{Issuer: "https://notes.example.com", Resource: "https://notes.example.com/mcp",
-		StateDir: t.TempDir(), Consent: page})
+		StateDir: ct.dir, Consent: page})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,11 +68,14 @@ func newConsentTest(t *testing.T, rate string, clientName string) *consentTest {
 	return ct
 }
 
-func (ct *consentTest) query() string {
+func (ct *consentTest) query() string { return ct.queryFor("notes:read notes:write") }
+
+// queryFor is an authorization request for scopes.
+func (ct *consentTest) queryFor(scopes string) string {
 	sum := sha256.Sum256([]byte("verifier-verifier-verifier-verifier-verifier"))
 	return url.Values{"response_type": {"code"}, "client_id": {ct.client}, "redirect_uri": {redirect},
 		"code_challenge": {base64.RawURLEncoding.EncodeToString(sum[:])}, "code_challenge_method": {"S256"},
-		"state": {"state-0123456789"}, "scope": {"notes:read notes:write"}}.Encode()
+		"state": {"state-0123456789"}, "scope": {scopes}}.Encode()
 }
 
 var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -228,9 +232,13 @@ func TestCSRFRefusals(t *testing.T) {
 }
 
 // TestLockout: wrong passphrases lock the address out, after which even
-// the right one is refused until the lockout passes.
+// the right one is refused until the lockout passes. Each refusal is
+// reported (the metrics count them).
 func TestLockout(t *testing.T) {
 	ct := newConsentTest(t, "", `"Client"`)
+	var mu sync.Mutex
+	refused := map[string]int{}
+	ct.page.cfg.Refused = func(reason string) { mu.Lock(); refused[reason]++; mu.Unlock() }
 	q := ct.query()
 	for i := range 5 {
 		_, _, cookie, csrf := ct.show(q)
@@ -243,6 +251,11 @@ func TestLockout(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || csrf != "" {
 		t.Fatalf("page while locked out: %d", resp.StatusCode)
 	}
+	mu.Lock()
+	if refused[RefusedWrongPassphrase] != 5 || refused[RefusedLockedOut] != 1 {
+		t.Errorf("refusals reported %v, want 5 wrong passphrases and 1 lockout", refused)
+	}
+	mu.Unlock()
 	ct.now = ct.now.Add(16 * time.Minute)
 	_, _, cookie, csrf := ct.show(q)
 	if resp, _ := ct.submit(q, cookie, approve(csrf, passphrase)); resp.StatusCode != http.StatusSeeOther {

@@ -6,11 +6,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"golang.org/x/crypto/argon2"
 
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/internal/privatefile"
 )
 
 // The argon2id parameters of new hashes: OWASP's minimum (19 MiB, two
@@ -68,6 +70,23 @@ type Hash struct {
 	threads uint8
 	salt    []byte
 	key     []byte
+}
+
+// ReadHashFile reads the owner passphrase hash from path, a file only its
+// owner may read. The errors name the file, never its contents.
+func ReadHashFile(path string) (Hash, error) {
+	if err := privatefile.Check(path); err != nil {
+		return Hash{}, fmt.Errorf("owner passphrase hash %s: %w", path, err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return Hash{}, fmt.Errorf("read the owner passphrase hash: %w", errors.Unwrap(err))
+	}
+	hash, err := ParseHash(string(raw))
+	if err != nil {
+		return Hash{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return hash, nil
 }
 
 // ParseHash reads a PHC argon2id string as HashPassphrase writes it.

@@ -313,19 +313,19 @@ func writeJSONError(w http.ResponseWriter, status int, code, desc string) {
 
 // VerifyAccessToken looks an access token up by its HMAC signature. A
 // refresh token, a code, a revoked or unknown token is refused.
-func (s *Server) VerifyAccessToken(ctx context.Context, token string) (resourceserver.Principal, error) {
+func (s *Server) VerifyAccessToken(ctx context.Context, token string) (resourceserver.Claims, error) {
 	use, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, &fosite.DefaultSession{})
 	if err != nil || use != fosite.AccessToken {
-		return resourceserver.Principal{}, resourceserver.ErrInvalidToken
+		return resourceserver.Claims{}, resourceserver.ErrInvalidToken
 	}
 	granted, err := scope.Parse(joinScopes(ar.GetGrantedScopes()))
 	if err != nil {
-		return resourceserver.Principal{}, resourceserver.ErrInvalidToken
+		return resourceserver.Claims{}, resourceserver.ErrInvalidToken
 	}
 	// Bookkeeping for the operator (oauth grants); a failure to record it
 	// does not refuse the request.
 	_ = s.store.touchGrant(ar.GetID())
-	return resourceserver.Principal{
+	return resourceserver.Claims{
 		GrantID: ar.GetID(), ClientID: ar.GetClient().GetID(), Issuer: s.cfg.Issuer,
 		Audience: ar.GetGrantedAudience(), Scopes: granted, Notebooks: grantNotebooks(ar.GetSession()),
 		Expires: ar.GetSession().GetExpiresAt(fosite.AccessToken),

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/ory/fosite"
 )
 
 // The operator's view of the authorization server's state (notebridge
@@ -99,23 +101,28 @@ func (o *Operator) Clients() ([]ClientInfo, error) {
 }
 
 // Grants lists the live grants, oldest first.
-func (o *Operator) Grants() ([]GrantInfo, error) {
-	unlock, err := o.store.lock()
+func (o *Operator) Grants() ([]GrantInfo, error) { return o.store.Grants() }
+
+// Grants lists the live grants, oldest first, each with its last use.
+func (s *Store) Grants() ([]GrantInfo, error) {
+	unlock, err := s.lock()
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	return o.store.liveGrants(), nil
+	return s.liveGrants(), nil
 }
 
-// liveGrants are the grants holding an access token or an active refresh
-// token. The caller holds the lock.
+// liveGrants are the grants holding a token that can still be used: an
+// access token or an active refresh token, each within its own lifetime
+// (the code's shorter one, kept in the same session, does not count). The
+// caller holds the lock.
 func (s *Store) liveGrants() []GrantInfo {
 	now := s.now()
 	byID := map[string]*GrantInfo{}
-	for _, m := range []map[string]tokenRecord{s.st.Access, s.st.Refresh} {
+	for tt, m := range map[fosite.TokenType]map[string]tokenRecord{fosite.AccessToken: s.st.Access, fosite.RefreshToken: s.st.Refresh} {
 		for _, r := range m {
-			if !r.Active || expired(r, now) {
+			if !r.Active || r.expired(tt, now) {
 				continue
 			}
 			g, ok := byID[r.RequestID]
@@ -146,14 +153,11 @@ func (s *Store) liveGrants() []GrantInfo {
 	return out
 }
 
-// expired reports whether a stored code or token's lifetime has passed.
-func expired(r tokenRecord, now time.Time) bool {
-	for _, exp := range r.Session.ExpiresAt {
-		if !exp.IsZero() && now.After(exp) {
-			return true
-		}
-	}
-	return false
+// expired reports whether the lifetime of r, a stored code or token of
+// type tt, has passed at now.
+func (r tokenRecord) expired(tt fosite.TokenType, now time.Time) bool {
+	exp := r.Session.ExpiresAt[tt]
+	return !exp.IsZero() && now.After(exp)
 }
 
 // Revoke ends a grant (every token of it; the next request with its access

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -263,5 +264,56 @@ func TestRevokeDuringRefresh(t *testing.T) {
 	}
 	if grants, err := openOperator(t, a.dir).Grants(); err != nil || len(grants) != 0 {
 		t.Fatalf("grants after the revoked refresh: %v, %v; want none", grants, err)
+	}
+}
+
+// TestGrantListedWhileItsTokensWork: a grant stays listed, with its last
+// use, for as long as one of its tokens can be used: past its code's
+// 5-minute lifetime (kept in the tokens' sessions too), past its access
+// token's hour while its refresh token lives, and no longer.
+func TestGrantListedWhileItsTokensWork(t *testing.T) {
+	start, ahead := time.Now().UTC(), atomic.Int64{}
+	now := func() time.Time { return start.Add(time.Duration(ahead.Load())) }
+	a := newASTestWith(t, "", Config{RegisterRate: "1000-M", TokenRate: "1000-M", AuthorizeRate: "1000-M", Now: now})
+	client, access, _ := a.tokens()
+	store, err := OpenStore(statePath(a.dir), "", now) // the operator's, on the same clock
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &Operator{stateDir: a.dir, store: store}
+	listed := func(when string) GrantInfo {
+		t.Helper()
+		grants, err := o.Grants()
+		if err != nil || len(grants) != 1 || grants[0].ClientID != client {
+			t.Fatalf("%s: grants %+v, %v; want the one grant", when, grants, err)
+		}
+		clients, err := o.Clients()
+		if err != nil || len(clients) != 1 || clients[0].Grants != 1 {
+			t.Fatalf("%s: clients %+v, %v; want one with one grant", when, clients, err)
+		}
+		if served, err := a.as.store.Grants(); err != nil || len(served) != 1 || !reflect.DeepEqual(served[0], grants[0]) {
+			t.Fatalf("%s: the server's store lists %+v, %v; the operator %+v", when, served, err, grants)
+		}
+		return grants[0]
+	}
+
+	ahead.Store(int64(6 * time.Minute)) // the code has expired
+	if !a.valid(access) {
+		t.Fatal("the access token stopped working")
+	}
+	used := now().Truncate(time.Second)
+	if g := listed("after the code expired"); !g.LastUsed.Equal(used) {
+		t.Fatalf("last used %v, want %v", g.LastUsed, used)
+	}
+	ahead.Store(int64(2 * time.Hour)) // the access token has expired, the refresh token lives
+	if g := listed("after the access token expired"); !g.LastUsed.Equal(used) {
+		t.Fatalf("last used %v, want %v", g.LastUsed, used)
+	}
+	ahead.Store(int64(31 * 24 * time.Hour)) // every token has expired
+	if grants, err := o.Grants(); err != nil || len(grants) != 0 {
+		t.Fatalf("grants after every token expired: %+v, %v", grants, err)
+	}
+	if clients, _ := o.Clients(); len(clients) != 1 || clients[0].Grants != 0 {
+		t.Fatalf("clients after every token expired: %+v", clients)
 	}
 }

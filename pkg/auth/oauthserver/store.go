@@ -138,7 +138,7 @@ func (s *Store) prune() {
 	now := s.now()
 	drop := func(m map[string]tokenRecord, tt fosite.TokenType) {
 		for k, r := range m {
-			if exp := r.Session.ExpiresAt[tt]; !exp.IsZero() && now.After(exp) {
+			if r.expired(tt, now) {
 				delete(m, k)
 			}
 		}

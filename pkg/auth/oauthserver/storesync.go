@@ -132,14 +132,23 @@ func (s *Store) pruneGrants() {
 }
 
 // touchGrant records that the grant admitted a request now, unless its
-// last use is already recorded within lastUsedStep.
+// last use is already recorded within lastUsedStep. The common case, a
+// use recorded within the step, is decided from memory, without the file
+// lock: only this process writes a grant's last use.
 func (s *Store) touchGrant(id string) error {
+	s.mu.Lock()
+	g, ok := s.st.Grants[id]
+	recent := ok && s.now().UTC().Sub(g.LastUsed) < lastUsedStep
+	s.mu.Unlock()
+	if recent {
+		return nil
+	}
 	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	g, ok := s.st.Grants[id]
+	g, ok = s.st.Grants[id]
 	now := s.now().UTC()
 	if !ok || now.Sub(g.LastUsed) < lastUsedStep {
 		return nil

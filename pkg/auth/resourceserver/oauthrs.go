@@ -21,8 +21,10 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
-// Principal is what a valid access token grants.
-type Principal struct {
+// Claims are what a valid access token says: whose grant it is, for whom
+// and until when, and what it grants. authn turns them into the caller's
+// principal.Principal.
+type Claims struct {
 	// GrantID identifies the owner's grant; it stays the same across
 	// refreshes, so it can own MCP sessions.
 	GrantID  string
@@ -38,7 +40,7 @@ type Principal struct {
 // Verifier looks an access token up in the authorization server's store.
 // It returns an error for a token it did not issue or that was revoked.
 type Verifier interface {
-	VerifyAccessToken(ctx context.Context, token string) (Principal, error)
+	VerifyAccessToken(ctx context.Context, token string) (Claims, error)
 }
 
 // ErrInvalidToken is the one error for every refused token; callers answer
@@ -127,17 +129,17 @@ func (s *Server) Metadata() []byte { return s.metadata }
 
 // Authenticate verifies token and checks it was issued by our issuer for
 // this resource and has not expired. Every failure is ErrInvalidToken.
-func (s *Server) Authenticate(ctx context.Context, token string) (Principal, error) {
+func (s *Server) Authenticate(ctx context.Context, token string) (Claims, error) {
 	if token == "" {
-		return Principal{}, ErrInvalidToken
+		return Claims{}, ErrInvalidToken
 	}
 	p, err := s.cfg.Verifier.VerifyAccessToken(ctx, token)
 	if err != nil {
-		return Principal{}, ErrInvalidToken
+		return Claims{}, ErrInvalidToken
 	}
 	if p.Issuer != s.cfg.Issuer || !slices.Contains(p.Audience, s.cfg.Resource) || p.GrantID == "" ||
 		p.Expires.IsZero() || !s.cfg.Now().Before(p.Expires) {
-		return Principal{}, ErrInvalidToken
+		return Claims{}, ErrInvalidToken
 	}
 	return p, nil
 }

@@ -17,29 +17,29 @@ const (
 	issuer   = "https://notes.example.com"
 )
 
-type fakeVerifier map[string]Principal
+type fakeVerifier map[string]Claims
 
-func (f fakeVerifier) VerifyAccessToken(_ context.Context, tok string) (Principal, error) {
+func (f fakeVerifier) VerifyAccessToken(_ context.Context, tok string) (Claims, error) {
 	p, ok := f[tok]
 	if !ok {
-		return Principal{}, errors.New("unknown token")
+		return Claims{}, errors.New("unknown token")
 	}
 	return p, nil
 }
 
 func TestAuthenticateChecksIssuerAudienceAndExpiry(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	good := Principal{GrantID: "g1", ClientID: "c1", Issuer: issuer, Audience: []string{resource}, Scopes: scope.NewSet(scope.NotesRead), Expires: now.Add(time.Minute)}
-	with := func(f func(*Principal)) Principal { p := good; f(&p); return p }
+	good := Claims{GrantID: "g1", ClientID: "c1", Issuer: issuer, Audience: []string{resource}, Scopes: scope.NewSet(scope.NotesRead), Expires: now.Add(time.Minute)}
+	with := func(f func(*Claims)) Claims { p := good; f(&p); return p }
 	v := fakeVerifier{
 		"good":            good,
-		"foreign-issuer":  with(func(p *Principal) { p.Issuer = "https://evil.example" }),
-		"other-audience":  with(func(p *Principal) { p.Audience = []string{"https://notes.example.com/other"} }),
-		"no-audience":     with(func(p *Principal) { p.Audience = nil }),
-		"expired":         with(func(p *Principal) { p.Expires = now }),
-		"no-expiry":       with(func(p *Principal) { p.Expires = time.Time{} }),
-		"no-grant":        with(func(p *Principal) { p.GrantID = "" }),
-		"audience-prefix": with(func(p *Principal) { p.Audience = []string{resource + "/"} }),
+		"foreign-issuer":  with(func(p *Claims) { p.Issuer = "https://evil.example" }),
+		"other-audience":  with(func(p *Claims) { p.Audience = []string{"https://notes.example.com/other"} }),
+		"no-audience":     with(func(p *Claims) { p.Audience = nil }),
+		"expired":         with(func(p *Claims) { p.Expires = now }),
+		"no-expiry":       with(func(p *Claims) { p.Expires = time.Time{} }),
+		"no-grant":        with(func(p *Claims) { p.GrantID = "" }),
+		"audience-prefix": with(func(p *Claims) { p.Audience = []string{resource + "/"} }),
 	}
 	s, err := New(Config{Resource: resource, Issuer: issuer, Verifier: v, Now: func() time.Time { return now }})
 	if err != nil {

@@ -51,6 +51,7 @@ const (
 	SessionLimit          Code = "SESSION_LIMIT"
 	InsufficientScope     Code = "INSUFFICIENT_SCOPE"
 	NotebookNotWritable   Code = "NOTEBOOK_NOT_WRITABLE"
+	StorageFull           Code = "STORAGE_FULL"
 	Internal              Code = "INTERNAL"
 )
 
@@ -61,7 +62,7 @@ var AllCodes = []Code{
 	JoplinChanged, WriteOutcomeUnknown, NoteAlreadyExists, NotebookAlreadyExists, TagAlreadyExists,
 	ResourceAlreadyExists, ResourceTooLarge, RateLimited, ResponseTooLarge, Unauthenticated, CredentialConflict, OriginNotAllowed,
 	PublicDomainRequired, ResourceLimit, PathRejected, ValidationFailed, RevisionConflict, BundleCorrupt,
-	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, InsufficientScope, NotebookNotWritable, Internal,
+	PlanMismatch, ReceiptConflict, UndoConflict, SessionLimit, InsufficientScope, NotebookNotWritable, StorageFull, Internal,
 }
 
 // Error is the domain error carried to every client. Message and Details must
@@ -81,6 +82,7 @@ func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
 // constructor each producer calls are tested against it.
 var retryableCodes = map[Code]bool{
 	Busy: true, Cancelled: true, JoplinUnavailable: true, RateLimited: true, RevisionConflict: true, SessionLimit: true,
+	StorageFull: true,
 }
 
 // Retryable reports whether errors with code c are retryable.

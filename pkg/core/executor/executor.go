@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"sync"
 
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -46,6 +47,7 @@ type Executor struct {
 	log            *slog.Logger
 	validateOutput bool
 	uncertain      func(UncertainWrite)
+	activity       func(activity.Entry) // activity.go
 }
 
 // Option configures an Executor.
@@ -100,23 +102,23 @@ func (e *Executor) Registry() *registry.Registry { return e.reg }
 
 // Call runs operation name for caller p on transport t. It returns the
 // encoded result object (always valid JSON), or a domain error; never both.
-// A call without a principal (the zero Principal) is refused before
-// anything else is looked at.
+// A call without an agent principal (the zero Principal, or notebridge's
+// own System) is refused before anything else is looked at.
 func (e *Executor) Call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
-	return e.call(ctx, p, t, name, args, -1)
+	return e.tracked(ctx, p, t, name, args, -1)
 }
 
 // CallScanned is Call for arguments a jsonscan.Scanner has already read
 // (the stdio fast path): they are valid JSON and their depth is known, so
 // nothing scans them again before the schema validator decodes them.
 func (e *Executor) CallScanned(ctx context.Context, p principal.Principal, t registry.Transport, name string, args jsonscan.Value) (json.RawMessage, *domainerr.Error) {
-	return e.call(ctx, p, t, name, args.Bytes(), args.Depth())
+	return e.tracked(ctx, p, t, name, args.Bytes(), args.Depth())
 }
 
 // call is Call; depth is the arguments' nesting when already known, or
 // negative to have checkDepth measure it.
 func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.Transport, name string, args json.RawMessage, depth int) (json.RawMessage, *domainerr.Error) {
-	if !p.Known() {
+	if !p.Agent() {
 		return nil, unauthenticated()
 	}
 	op, ok := e.reg.Lookup(name)
@@ -151,6 +153,9 @@ func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.T
 		return nil, domainerr.New(domainerr.Internal, "internal error")
 	}
 	if err := validateInput(ctx, in, args); err != nil {
+		return nil, err
+	}
+	if err := checkText(args); err != nil {
 		return nil, err
 	}
 	select {
@@ -196,9 +201,9 @@ func (e *Executor) call(ctx context.Context, p principal.Principal, t registry.T
 // call (MCP over HTTP: 403 with an insufficient_scope challenge). It
 // returns nil when p may call name, INSUFFICIENT_SCOPE with details.scope
 // when its grant lacks the scope, UNAUTHENTICATED for the zero Principal
-// and UNKNOWN_OPERATION for a name the registry lacks.
+// and System, and UNKNOWN_OPERATION for a name the registry lacks.
 func (e *Executor) Authorize(p principal.Principal, name string) *domainerr.Error {
-	if !p.Known() {
+	if !p.Agent() {
 		return unauthenticated()
 	}
 	op, ok := e.reg.Lookup(name)
@@ -254,6 +259,10 @@ func (e *Executor) classify(name string, err error) *domainerr.Error {
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return domainerr.Retryable(domainerr.Cancelled, "the operation was cancelled or timed out")
+	}
+	if de, ok := storageFull(err); ok {
+		e.log.Error("operation failed: no space for the state directory", "operation", name, "err", err)
+		return de
 	}
 	e.log.Error("operation failed", "operation", name, "err", err)
 	return domainerr.New(domainerr.Internal, "internal error")

@@ -225,9 +225,10 @@ func TestScopeIsCheckedBeforeTheHandler(t *testing.T) {
 	}
 }
 
-// TestCallWithoutPrincipalIsRefused: the zero Principal is nobody. Its call
-// is refused with UNAUTHENTICATED before anything else is looked at, valid
-// arguments or not, and the handler never runs.
+// TestCallWithoutPrincipalIsRefused: the zero Principal is nobody, and
+// notebridge's own System principal is no agent. Their calls are refused
+// with UNAUTHENTICATED before anything else is looked at, valid arguments
+// or not, and the handler never runs.
 func TestCallWithoutPrincipalIsRefused(t *testing.T) {
 	var calls atomic.Int32
 	ex, err := New(testRegistry(t, &calls), DefaultLimits)
@@ -239,13 +240,15 @@ func TestCallWithoutPrincipalIsRefused(t *testing.T) {
 		{"echo_id", `{"x":`},
 		{"nope", `{}`},
 	} {
-		for _, tr := range registry.AllTransports {
-			if _, derr := ex.Call(context.Background(), principal.Principal{}, tr, c.op, json.RawMessage(c.args)); derr == nil || derr.Code != domainerr.Unauthenticated {
-				t.Errorf("%s over %s without a principal: %v", c.op, tr, derr)
+		for _, p := range []principal.Principal{{}, principal.System()} {
+			for _, tr := range registry.AllTransports {
+				if _, derr := ex.Call(context.Background(), p, tr, c.op, json.RawMessage(c.args)); derr == nil || derr.Code != domainerr.Unauthenticated {
+					t.Errorf("%s over %s as kind %d: %v", c.op, tr, p.Kind(), derr)
+				}
 			}
-		}
-		if derr := ex.Authorize(principal.Principal{}, c.op); derr == nil || derr.Code != domainerr.Unauthenticated {
-			t.Errorf("Authorize %s without a principal: %v", c.op, derr)
+			if derr := ex.Authorize(p, c.op); derr == nil || derr.Code != domainerr.Unauthenticated {
+				t.Errorf("Authorize %s as kind %d: %v", c.op, p.Kind(), derr)
+			}
 		}
 	}
 	if n := calls.Load(); n != 0 {

@@ -118,6 +118,18 @@ func (t *Tree) Resolve(sel Selection) Set {
 	return out
 }
 
+// Named returns the notebooks ref names now, as Resolve reads it (without
+// the notebooks below them): the notebook of that id, and every notebook
+// whose titles from the top spell it. Sorted.
+func (t *Tree) Named(ref string) []string {
+	roots := t.byPath(ref)
+	if _, ok := t.byID[ref]; ok {
+		roots = append(roots, ref)
+	}
+	sort.Strings(roots)
+	return roots
+}
+
 // byPath returns the notebooks whose titles from the top spell path.
 func (t *Tree) byPath(path string) []string {
 	level := []string{""}

@@ -21,6 +21,7 @@ const (
 	MCPToken          // the static bearer token of MCP over HTTP
 	ActionsToken      // the static bearer token of GPT Actions
 	OAuthGrant        // an access token of notebridge's authorization server
+	Notebridge        // notebridge's own work, never an agent caller (System)
 )
 
 // Principal is one authenticated caller. Build it with Stdio, StaticMCP,
@@ -33,6 +34,10 @@ type Principal struct {
 	// notebook unless narrowed (WithNotebooks) or granted less (OAuth).
 	notebooks notebookscope.Scope
 }
+
+// System is notebridge itself, for the requests of its own work: it sees
+// every notebook. The executor refuses it: no operation runs as it.
+func System() Principal { return Principal{kind: Notebridge, notebooks: notebookscope.Everything()} }
 
 // Stdio is the owner talking to notebridge over stdio.
 func Stdio() Principal { return Principal{kind: StdioOwner, notebooks: notebookscope.Everything()} }
@@ -74,8 +79,12 @@ func (p Principal) Notebooks() notebookscope.Scope { return p.notebooks }
 // Kind says how the caller authenticated; None for the zero Principal.
 func (p Principal) Kind() Kind { return p.kind }
 
-// Known reports whether p is a caller at all (not the zero Principal).
+// Known reports whether p is a principal at all (not the zero Principal).
 func (p Principal) Known() bool { return p.kind != None }
+
+// Agent reports whether p is an authenticated agent caller: neither the
+// zero Principal nor notebridge's own (System). Only agents run operations.
+func (p Principal) Agent() bool { return p.kind != None && p.kind != Notebridge }
 
 // Limited reports whether p may run only the operations its scopes cover
 // (an OAuth grant). The owner and the static-token holders are not limited.

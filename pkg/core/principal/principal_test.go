@@ -36,3 +36,18 @@ func TestOnlyOAuthGrantsAreLimited(t *testing.T) {
 		t.Fatalf("grant fields: %+v", grant)
 	}
 }
+
+func TestSystemSeesEverythingAndIsNoAgent(t *testing.T) {
+	s := System()
+	if !s.Known() || s.Agent() || s.Limited() || !s.Notebooks().Unlimited() {
+		t.Fatalf("System: known %v agent %v limited %v unlimited %v", s.Known(), s.Agent(), s.Limited(), s.Notebooks().Unlimited())
+	}
+	for _, p := range []Principal{Stdio(), StaticMCP(), StaticActions(), OAuth("g", scope.Set{}, notebookscope.Everything())} {
+		if !p.Agent() {
+			t.Errorf("kind %d is no agent", p.Kind())
+		}
+	}
+	if (Principal{}).Agent() {
+		t.Error("the zero Principal is an agent")
+	}
+}

@@ -20,7 +20,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/internal/privatefile"
 )
 
 // Config sets a Client up.
@@ -36,6 +36,9 @@ type Config struct {
 	Timeout time.Duration
 	// HTTP is the transport (default: a client of its own).
 	HTTP *http.Client
+	// QueryPrefix and DocumentPrefix, when not nil, replace the prefixes
+	// the table gives Model (KnownPrefixes); "" sends the text as it is.
+	QueryPrefix, DocumentPrefix *string
 }
 
 // Client calls one provider with one model.
@@ -45,6 +48,7 @@ type Client struct {
 	key      string
 	http     *http.Client
 	timeout  time.Duration
+	prefixes Prefixes
 }
 
 // Errors a caller acts on.
@@ -83,8 +87,15 @@ func New(cfg Config) (*Client, error) {
 	if c.timeout <= 0 {
 		c.timeout = 30 * time.Second
 	}
+	c.prefixes, _ = KnownPrefixes(cfg.Model)
+	if cfg.QueryPrefix != nil {
+		c.prefixes.Query = *cfg.QueryPrefix
+	}
+	if cfg.DocumentPrefix != nil {
+		c.prefixes.Document = *cfg.DocumentPrefix
+	}
 	if cfg.KeyFile != "" {
-		if err := bearer.CheckPrivateFile(cfg.KeyFile); err != nil {
+		if err := privatefile.Check(cfg.KeyFile); err != nil {
 			return nil, fmt.Errorf("embeddings key file %s: %w", cfg.KeyFile, err)
 		}
 		b, err := os.ReadFile(cfg.KeyFile)
@@ -101,6 +112,9 @@ func New(cfg Config) (*Client, error) {
 // Model is the model name sent with every request.
 func (c *Client) Model() string { return c.model }
 
+// Prefixes are the prefixes put before queries and documents.
+func (c *Client) Prefixes() Prefixes { return c.prefixes }
+
 // Endpoint is the URL requests go to.
 func (c *Client) Endpoint() string { return c.endpoint }
 
@@ -108,16 +122,39 @@ func (c *Client) Endpoint() string { return c.endpoint }
 // written as JSON numbers stay well under it.
 const maxAnswerBytes = 64 << 20
 
-// Embed returns one vector per text, in order. All vectors have the same
+// Embed returns one vector per document text (a passage to be searched),
+// in order, each sent after the document prefix. All vectors have the same
 // length, or the answer is ErrBadAnswer.
 func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return c.embed(ctx, c.prefixes.Document, texts)
+}
+
+// EmbedQuery returns the vector of a search query, sent after the query
+// prefix.
+func (c *Client) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	vecs, err := c.embed(ctx, c.prefixes.Query, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return vecs[0], nil
+}
+
+// embed sends texts, each after prefix, in one request.
+func (c *Client) embed(ctx context.Context, prefix string, texts []string) ([][]float32, error) {
 	if len(texts) == 0 {
 		return nil, nil
+	}
+	input := texts
+	if prefix != "" {
+		input = make([]string, len(texts))
+		for i, t := range texts {
+			input[i] = prefix + t
+		}
 	}
 	body, err := json.Marshal(struct {
 		Model string   `json:"model"`
 		Input []string `json:"input"`
-	}{c.model, texts})
+	}{c.model, input})
 	if err != nil {
 		return nil, fmt.Errorf("encode embeddings request: %w", err)
 	}

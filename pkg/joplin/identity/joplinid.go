@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/internal/atomicfile"
 	"github.com/notebridge/notebridge/pkg/joplin"
 )
@@ -104,7 +105,9 @@ func (g *Guard) Check(ctx context.Context) error {
 	if g.trusted() {
 		return nil
 	}
-	err := g.verify(joplin.Unguarded(ctx))
+	// The guard sees the whole Joplin whoever calls: it checks as
+	// notebridge itself, never through the caller's notebook scope.
+	err := g.verify(principal.With(joplin.Unguarded(ctx), principal.System()))
 	if err == nil {
 		g.ok.Store(true)
 	}

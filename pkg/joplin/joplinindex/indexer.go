@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
 )
@@ -164,7 +165,9 @@ func New(c *joplin.Client, cfg Config) *Indexer {
 // Start starts the background loop once; later calls do nothing.
 func (x *Indexer) Start() {
 	x.once.Do(func() {
-		ctx, cancel := context.WithCancel(context.Background())
+		// The index mirrors the whole Joplin: its requests are
+		// notebridge's own work.
+		ctx, cancel := context.WithCancel(principal.With(context.Background(), principal.System()))
 		x.stop = cancel
 		go x.run(ctx)
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/searchindex"
+	"github.com/notebridge/notebridge/pkg/testkit/eventwait"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
@@ -65,7 +66,7 @@ func (e *env) start(t *testing.T, reconcile time.Duration) *Indexer {
 // wait blocks until the indexer signals what.
 func (e *env) wait(t *testing.T, what string) {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := eventwait.GiveUp(t)
 	for {
 		select {
 		case got := <-e.applied:

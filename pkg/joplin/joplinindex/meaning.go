@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -14,9 +15,13 @@ import (
 )
 
 // Embedder turns texts into vectors: an embedding provider (pkg/embed).
+// Embed embeds documents (chunks of notes), EmbedQuery a search query;
+// each puts its prefix (Prefixes) before the text.
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
 	Model() string
+	Prefixes() embed.Prefixes
 }
 
 // MeaningConfig turns search by meaning on: chunks of every note are
@@ -48,9 +53,14 @@ const (
 
 // MeaningStatus is what joplin_status reports of search by meaning.
 type MeaningStatus struct {
-	State     string `json:"state" schema:"enum=off|starting|embedding|ready|paused|failed"`
-	Model     string `json:"model,omitempty" schema:"max=200"`
-	Dimension int    `json:"dimension,omitempty" schema:"min=0,max=1000000"`
+	State string `json:"state" schema:"enum=off|starting|embedding|ready|paused|failed"`
+	Model string `json:"model,omitempty" schema:"max=200"`
+	// QueryPrefix and DocumentPrefix are put before each query and each
+	// chunk sent to the model (the model's known prefixes, or the
+	// operator's --embeddings-query-prefix/--embeddings-document-prefix).
+	QueryPrefix    string `json:"query_prefix" schema:"max=1000"`
+	DocumentPrefix string `json:"document_prefix" schema:"max=1000"`
+	Dimension      int    `json:"dimension,omitempty" schema:"min=0,max=1000000"`
 	// Chunks with text; Done embedded; Pending to embed (notes not yet
 	// chunked not counted: NotesPending); Refused by the provider (too
 	// long even when cut).
@@ -62,6 +72,13 @@ type MeaningStatus struct {
 	// FailedRequests counts provider requests that failed since start.
 	FailedRequests int    `json:"failed_requests" schema:"min=0,max=2147483648"`
 	Error          string `json:"error,omitempty" schema:"max=2000"`
+	// NextTry, while paused or failed, is when the embedder asks the
+	// provider again (RFC 3339, UTC): after a change of dimension, the
+	// longest backoff (5 minutes by default).
+	NextTry string `json:"next_try,omitempty" schema:"max=40"`
+	// Repaired says when and why the stored vectors were found damaged
+	// and embedded again (a copy of the damaged index kept beside it).
+	Repaired string `json:"repaired,omitempty" schema:"max=500"`
 }
 
 // meaning is the state of search by meaning.
@@ -102,7 +119,8 @@ func newMeaning(cfg MeaningConfig) *meaning {
 		cfg.MaxBackoff = 5 * time.Minute
 	}
 	return &meaning{cfg: cfg, kick: make(chan struct{}, 1), cache: newQueryCache(256),
-		status: MeaningStatus{State: MeaningStarting, Model: cfg.Provider.Model()}}
+		status: MeaningStatus{State: MeaningStarting, Model: cfg.Provider.Model(),
+			QueryPrefix: cfg.Provider.Prefixes().Query, DocumentPrefix: cfg.Provider.Prefixes().Document}}
 }
 
 // forget drops the vectors held in memory (the index is rebuilt: its
@@ -168,6 +186,9 @@ func (x *Indexer) embedLoop(ctx context.Context) {
 			switch {
 			case ctx.Err() != nil:
 				return
+			case searchindex.IsCorrupt(err):
+				x.vectorsDamaged(ctx, ix, err)
+				wait = 0
 			case err != nil:
 				failures++
 				wait, kick = x.meaningTrouble(err, failures), nil // writes do not cut the backoff short
@@ -206,6 +227,7 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 	}
 	changed := m.status.State != state
 	m.status.State, m.status.Error = state, err.Error()
+	m.status.NextTry = time.Now().Add(wait).UTC().Format(time.RFC3339)
 	m.status.FailedRequests++
 	m.downTill = time.Now().Add(min(wait, 10*time.Second))
 	m.mu.Unlock()
@@ -214,6 +236,33 @@ func (x *Indexer) meaningTrouble(err error, failures int) time.Duration {
 		x.signal("meaning " + state)
 	}
 	return wait
+}
+
+// vectorsDamaged handles stored vectors that cannot be read back (a row
+// of the wrong type or size) as the index handles a damaged file, without
+// blaming the provider: a copy of the index is kept beside it (.bad), the
+// vectors are cleared and every chunk embedded again, and joplin_status
+// says so (index.meaning.repaired).
+func (x *Indexer) vectorsDamaged(ctx context.Context, ix *searchindex.Index, cause error) {
+	kept := ix.Path() + ".bad"
+	x.cfg.Log.Warn("search by meaning: the stored vectors are damaged; embedding every note again", "err", cause, "kept_as", kept)
+	os.Remove(kept) // the copy of an earlier damage
+	if err := ix.CopyTo(ctx, kept); err != nil {
+		x.cfg.Log.Error("search by meaning: cannot keep a copy of the damaged index", "err", err)
+	}
+	if err := ix.ClearVectors(ctx); err != nil {
+		x.meaningTrouble(err, 1)
+		return
+	}
+	m := x.meaning
+	m.mu.Lock()
+	m.store, m.ready = nil, false
+	m.status.State, m.status.Error = MeaningEmbedding, ""
+	m.status.Repaired = time.Now().UTC().Format(time.RFC3339) +
+		": stored vectors were damaged (a value of the wrong type or size); a copy of the index is kept beside it as .bad and every note is embedded again"
+	m.mu.Unlock()
+	m.cache.clear()
+	x.signal("meaning repaired")
 }
 
 // embedStep does one round: the model check, chunking of changed notes,
@@ -241,7 +290,7 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	m := x.meaning
 	m.mu.Lock()
 	m.status.Chunks, m.status.Done, m.status.Pending, m.status.Refused = counts.Chunks, counts.Done, counts.Pending, counts.Failed
-	m.status.NotesPending, m.status.Error = unchunked, ""
+	m.status.NotesPending, m.status.Error, m.status.NextTry = unchunked, "", ""
 	idle := counts.Pending == 0 && unchunked == 0
 	was := m.status.State
 	if embedded > 0 { // the provider answered
@@ -276,18 +325,27 @@ func (x *Indexer) embedStep(ctx context.Context, ix *searchindex.Index) (more bo
 	return !idle && chunked+embedded > 0, nil
 }
 
-// checkModel clears the vectors when the configured model differs from
-// the one that made them, and loads the stored vectors into memory once.
+// checkModel clears the vectors when the configured model, or the prefix
+// put before documents, differs from what made them, and loads the stored
+// vectors into memory once. (A query prefix changes no stored vector: a
+// new one holds from the next query on.)
 func (x *Indexer) checkModel(ctx context.Context, ix *searchindex.Index) error {
 	m := x.meaning
-	model := m.cfg.Provider.Model()
+	model, prefix := m.cfg.Provider.Model(), m.cfg.Provider.Prefixes().Document
 	stored, err := ix.Meta(ctx, "embed_model")
 	if err != nil {
 		return err
 	}
-	if stored != model {
-		if stored != "" {
+	storedPrefix, err := ix.Meta(ctx, "embed_document_prefix")
+	if err != nil {
+		return err
+	}
+	if stored != model || storedPrefix != prefix {
+		switch {
+		case stored != "" && stored != model:
 			x.cfg.Log.Info("search by meaning: the embedding model changed; re-embedding every note in the background", "was", stored, "now", model)
+		case stored != "":
+			x.cfg.Log.Info("search by meaning: the document prefix changed; re-embedding every note in the background", "was", storedPrefix, "now", prefix)
 		}
 		if err := ix.ClearVectors(ctx); err != nil {
 			return err
@@ -296,6 +354,9 @@ func (x *Indexer) checkModel(ctx context.Context, ix *searchindex.Index) error {
 			return err
 		}
 		if err := ix.SetMeta(ctx, "embed_model", model); err != nil {
+			return err
+		}
+		if err := ix.SetMeta(ctx, "embed_document_prefix", prefix); err != nil {
 			return err
 		}
 		m.mu.Lock()
@@ -334,13 +395,22 @@ func (x *Indexer) loadStore(ctx context.Context, ix *searchindex.Index, dim int)
 }
 
 // fillStore sets, in st, the embedded chunks of the notes given (nil: all).
+// A vector of another length than st's is a damaged row.
 func fillStore(ctx context.Context, ix *searchindex.Index, st *vecsearch.Store, rids []int64) error {
 	byNote := map[int64][]vecsearch.Entry{}
+	bad := 0
 	err := ix.NoteVectors(ctx, rids, func(rid int64, seq int, vec []int8, scale float32) {
+		if len(vec) != st.Dim() {
+			bad++
+			return
+		}
 		byNote[rid] = append(byNote[rid], vecsearch.Entry{Seq: seq, Vec: vec, Scale: scale})
 	})
 	if err != nil {
 		return err
+	}
+	if bad > 0 {
+		return fmt.Errorf("read embeddings: %d vectors of another length than %d: %w", bad, st.Dim(), searchindex.ErrBadRow)
 	}
 	for _, rid := range rids {
 		if _, ok := byNote[rid]; !ok {

@@ -78,10 +78,22 @@ func (x *Indexer) SearchByMeaning(ctx context.Context, query string, opts search
 		}
 		return res, nil
 	}
+	// The two legs run at once: the scan of the vectors on this goroutine
+	// while SQLite ranks the words on another.
 	depth := max(want, fusionDepth)
+	type keywordAnswer struct {
+		hits []searchindex.Hit
+		err  error
+	}
+	kwDone := make(chan keywordAnswer, 1)
+	go func() {
+		hits, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed, NoSnippets: true,
+			OnlyNotebooks: opts.OnlyNotebooks, Notebooks: opts.Notebooks})
+		kwDone <- keywordAnswer{hits, err}
+	}()
 	matches := st.Search(vec, depth, keep)
-	kw, err := ix.Search(ctx, q, searchindex.Options{Limit: depth - 1, IncludeTrashed: opts.IncludeTrashed, NoSnippets: true,
-		OnlyNotebooks: opts.OnlyNotebooks, Notebooks: opts.Notebooks})
+	kwa := <-kwDone
+	kw, err := kwa.hits, kwa.err
 	if err != nil {
 		return x.indexFailed(err)
 	}
@@ -193,7 +205,7 @@ func (x *Indexer) queryVector(ctx context.Context, text string) ([]float32, *vec
 	}
 	qctx, cancel := context.WithTimeout(ctx, m.cfg.QueryWait)
 	defer cancel()
-	vecs, err := m.cfg.Provider.Embed(qctx, []string{text})
+	vec, err := m.cfg.Provider.EmbedQuery(qctx, text)
 	if err != nil {
 		if ctx.Err() == nil {
 			x.cfg.Log.Warn("search by meaning: the query could not be embedded; keyword search answers", "err", err)
@@ -203,11 +215,11 @@ func (x *Indexer) queryVector(ctx context.Context, text string) ([]float32, *vec
 		}
 		return nil, nil, SemanticUnavailable
 	}
-	if len(vecs[0]) != st.Dim() {
-		err := fmt.Errorf("%w: model %s answered %d dimensions for a query, the stored vectors have %d", errDimension, m.cfg.Provider.Model(), len(vecs[0]), st.Dim())
+	if len(vec) != st.Dim() {
+		err := fmt.Errorf("%w: model %s answered %d dimensions for a query, the stored vectors have %d", errDimension, m.cfg.Provider.Model(), len(vec), st.Dim())
 		x.meaningTrouble(err, 1)
 		return nil, nil, SemanticFailed
 	}
-	m.cache.put(text, vecs[0])
-	return vecs[0], st, sem
+	m.cache.put(text, vec)
+	return vec, st, sem
 }

@@ -228,11 +228,16 @@ func TestDimensionChangeIsAnError(t *testing.T) {
 	x := e.startMeaning(t, p, "m", nil)
 	e.wait(t, "meaning ready")
 	p.Set(func(s *embedtest.Server) { s.Dim = 32 })
+	before := time.Now().Truncate(time.Second)
 	e.own(t, "POST", "/notes", map[string]any{"title": "two", "body": "piano", "parent_id": f})
 	e.wait(t, "meaning failed")
 	st := x.Status().Meaning
 	if st.State != MeaningFailed || !strings.Contains(st.Error, "32 dimensions") || st.Done != 1 {
 		t.Errorf("status: %+v", st)
+	}
+	// The embedder holds for its longest backoff, and says until when.
+	if next, err := time.Parse(time.RFC3339, st.NextTry); err != nil || next.Before(before) {
+		t.Errorf("next try %q (%v), want a time after %v", st.NextTry, err, before)
 	}
 	if x.MeaningReady() {
 		t.Error("hybrid stays the default after a dimension change")

@@ -148,6 +148,10 @@ func (x *Indexer) build(ctx context.Context, ix *searchindex.Index, syncs *syncW
 	x.setState(Ready, nil)
 	x.cfg.Log.Info("search index built", "notes", n, "took", time.Since(start).Round(time.Millisecond))
 	x.meaning.wake() // new or changed notes to embed
+	// The build is as fresh as a poll: a search right after it needs no
+	// catch-up. Stored before the signal, so that a search the signal
+	// lets run does not find the previous poll's time.
+	x.lastPoll.Store(time.Now().UnixNano())
 	x.signal("built")
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/schema"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/notechanges"
 )
 
 // meta fills what every Joplin operation shares.
@@ -35,7 +36,7 @@ func (o *Ops) vocab() schema.Vocabulary {
 	}
 	return schema.Vocabulary{
 		Enums: map[string][]string{
-			"note_field": fields, "search_type": SearchTypes, "index_state": IndexStates, "change_op": changeOps,
+			"note_field": fields, "search_type": SearchTypes, "index_state": IndexStates, "change_op": notechanges.ChangeOps,
 			"search_mode": searchModes, "semantic_state": joplinindex.SemanticStates,
 		},
 		Patterns: map[string]string{
@@ -46,10 +47,10 @@ func (o *Ops) vocab() schema.Vocabulary {
 		Bounds: map[string]int64{
 			"note_fields": int64(len(noteFieldNames)), "max_page": MaxPage, "max_body": MaxBodyChars,
 			"max_notebooks": MaxNotebooks, "max_tags": MaxTags, "max_relations": MaxRelations,
-			"max_plan_notes": MaxPlanNotes, "max_resource_page": MaxResourcePage,
+			"max_plan_notes": notechanges.MaxPlanNotes, "max_resource_page": MaxResourcePage,
 			"max_resource_bytes": maxBytes,
-			"max_changes":        maxChanges, "max_problems": maxChanges + MaxPlanNotes, "max_due": maxDue,
-			"max_plan_diff":   maxPlanDiffBytes,
+			"max_changes":        notechanges.MaxChanges, "max_problems": notechanges.MaxChanges + notechanges.MaxPlanNotes, "max_due": notechanges.MaxDue,
+			"max_plan_diff":   notechanges.MaxPlanDiffBytes,
 			"max_content_b64": int64(base64.StdEncoding.EncodedLen(int(maxBytes))),
 			"max_upload_b64":  int64(base64.StdEncoding.EncodedLen(int(2 * maxBytes))),
 			"max_conflicts":   MaxConflicts, "max_copies_listed": maxCopiesListed,

@@ -2,6 +2,7 @@ package joplinops
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strconv"
 
@@ -38,6 +39,12 @@ type fetchMeta struct {
 	CreatedTime string `json:"created_time" jsonschema:"Unix ms." schema:"max=20"`
 	UpdatedTime string `json:"updated_time" jsonschema:"Unix ms." schema:"max=20"`
 	IsTodo      string `json:"is_todo,omitempty" schema:"enum=true"`
+	// Truncated is set when text holds only the first part of a body
+	// longer than MaxInlineBody; BodyBytes and More then give its size and
+	// how to read the rest.
+	Truncated string `json:"truncated,omitempty" schema:"enum=true"`
+	BodyBytes string `json:"body_bytes,omitempty" schema:"max=20"`
+	More      string `json:"more,omitempty" schema:"max=500"`
 }
 
 type fetchOut struct {
@@ -49,7 +56,7 @@ type fetchOut struct {
 }
 
 func (o *Ops) fetch() registry.Operation {
-	desc := "Fetch a note found by search: its whole Markdown text, a joplin:// link that opens it, and metadata. Trashed notes are not found."
+	desc := "Fetch a note found by search: its Markdown text (a long one cut, as metadata.truncated says; get_note reads it by section), a joplin:// link that opens it, and metadata. Trashed notes are not found."
 	m := o.meta("fetch", "Fetch note", desc, registry.EffectRead)
 	m.Exposure = mcpTransports
 	return registry.Define(m, func(ctx context.Context, in fetchIn) (fetchOut, error) {
@@ -65,6 +72,11 @@ func (o *Ops) fetch() registry.Operation {
 		}}
 		if n.IsTodo == 1 {
 			out.Metadata.IsTodo = "true"
+		}
+		if cut, truncated := cutText(n.Body, MaxInlineBody); truncated {
+			out.Text = cut
+			out.Metadata.Truncated, out.Metadata.BodyBytes = "true", strconv.Itoa(len(n.Body))
+			out.Metadata.More = fmt.Sprintf("The note is %d bytes; this is its first %d. %s", len(n.Body), len(cut), moreHint)
 		}
 		return out, nil
 	})

@@ -46,16 +46,20 @@ func outline(body string) []OutlineHeading {
 const moreHint = "get_note with view \"section\" and a heading from outline reads one section; view \"full\" reads the whole body."
 
 // viewBody returns the part of body view asks for: all of it ("full"),
-// none of it with its outline ("outline"), one section ("section"), or by
-// default all of it up to MaxInlineBody and, beyond, its first part cut at
-// a line break with the outline.
-func viewBody(body, view, heading string) (*string, bodyView, error) {
+// refused beyond maxWhole bytes; none of it with its outline ("outline");
+// one section ("section"); or by default all of it. Every answer but
+// "full" holds at most MaxInlineBody bytes: a longer body or section is
+// cut at a line break and comes with the note's outline and a hint.
+func viewBody(body, view, heading string, maxWhole int) (*string, bodyView, error) {
 	if heading != "" && view != "section" {
 		return nil, bodyView{}, domainerr.New(domainerr.InvalidArgument, "heading is only used with view \"section\"")
 	}
 	v := bodyView{BodyBytes: len(body)}
 	switch view {
 	case "full":
+		if len(body) > maxWhole {
+			return nil, bodyView{}, wholeTooLarge(len(body), maxWhole)
+		}
 		return &body, v, nil
 	case "outline":
 		v.Outline, v.More = outline(body), moreHint
@@ -69,7 +73,13 @@ func viewBody(body, view, heading string) (*string, bodyView, error) {
 			return nil, bodyView{}, domainerr.New(domainerr.InvalidArgument, "section: %s", err.Error()).
 				WithDetails(map[string]any{"hint": "get_note with view \"outline\" lists the headings"})
 		}
-		return &sec, v, nil
+		cut, truncated := cutText(sec, MaxInlineBody)
+		if !truncated {
+			return &sec, v, nil
+		}
+		v.BodyTruncated, v.Outline = true, outline(body)
+		v.More = fmt.Sprintf("The section is %d bytes; this is its first %d. Read a section nested in it (outline lists them) for the rest.", len(sec), len(cut))
+		return &cut, v, nil
 	}
 	cut, truncated := cutText(body, MaxInlineBody)
 	if !truncated {
@@ -78,4 +88,12 @@ func viewBody(body, view, heading string) (*string, bodyView, error) {
 	v.BodyTruncated, v.Outline = true, outline(body)
 	v.More = fmt.Sprintf("The body is %d bytes; this is its first %d. %s", len(body), len(cut), moreHint)
 	return &cut, v, nil
+}
+
+// wholeTooLarge refuses a whole body beyond the ceiling, saying how to
+// read it in parts.
+func wholeTooLarge(size, max int) error {
+	return domainerr.New(domainerr.ResponseTooLarge,
+		"the body is %d bytes, more than the %d bytes a whole body may have; read it in parts: get_note with view \"outline\", then view \"section\" with a heading", size, max).
+		WithDetails(map[string]any{"body_bytes": size, "max_bytes": max, "hint": "get_note with view \"outline\" lists the headings; view \"section\" reads one"})
 }

@@ -86,7 +86,7 @@ func (o *Ops) getNote() registry.Operation {
 		}
 		out := noteWithRelations{Note: toNote(n, false), Relations: rel, conflictInfo: ci}
 		if in.IncludeBody == nil || *in.IncludeBody {
-			if out.Body, out.bodyView, err = viewBody(n.Body, in.View, in.Heading); err != nil {
+			if out.Body, out.bodyView, err = viewBody(n.Body, in.View, in.Heading, o.maxWholeBody()); err != nil {
 				return noteWithRelations{}, err
 			}
 		}

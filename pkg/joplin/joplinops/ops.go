@@ -22,11 +22,28 @@ type Limits struct {
 	// MaxResourceBytes bounds the decoded size of one resource's content,
 	// uploaded or downloaded.
 	MaxResourceBytes int64
+	// MaxWholeBody bounds a body read whole on request (get_note and
+	// get_revision view "full", MCP resources/read); 0 means
+	// DefaultMaxWholeBody. Reads that do not ask for the whole body are
+	// cut at MaxInlineBody instead.
+	MaxWholeBody int
 }
+
+// DefaultMaxWholeBody is the default ceiling of a whole body: 1 MiB of
+// Markdown is some 250,000 tokens, beyond what an agent can use at once.
+const DefaultMaxWholeBody = 1 << 20
 
 // DefaultLimits suits personal notebooks of up to 100,000 notes and
 // resources of up to 10 MiB.
-var DefaultLimits = Limits{MaxScan: 100_000, MaxResourceBytes: 10 << 20}
+var DefaultLimits = Limits{MaxScan: 100_000, MaxResourceBytes: 10 << 20, MaxWholeBody: DefaultMaxWholeBody}
+
+// maxWholeBody is the ceiling of a whole body read on request.
+func (o *Ops) maxWholeBody() int {
+	if o.limits.MaxWholeBody > 0 {
+		return o.limits.MaxWholeBody
+	}
+	return DefaultMaxWholeBody
+}
 
 // Ops holds the state shared by the Joplin operations.
 type Ops struct {
@@ -39,10 +56,8 @@ type Ops struct {
 	// within the process; lockPath, when set, across processes (lock.go).
 	createSlot chan struct{}
 	lockPath   string
-	// receipts holds the receipts of reviewed edits (changes_apply.go);
-	// memo, the bases of recent previews.
+	// receipts holds the receipts of reviewed edits (package notechanges).
 	receipts *receipts.Store
-	memo     previewMemo
 	// index, when set, answers note searches and is updated after writes.
 	index *joplinindex.Indexer
 	// view, when set, is the notebook-scope view on c (WithNotebookView).
@@ -51,6 +66,8 @@ type Ops struct {
 	// conflicts caches the conflict copies Joplin made (sync_status.go).
 	sync      *syncstate.Reader
 	conflicts conflictCache
+	// activity reports the activity log's health (activity_status.go).
+	activity ActivityHealth
 }
 
 // Option configures the operations.
@@ -73,7 +90,7 @@ func Operations(c *joplin.Client, limits Limits, opts ...Option) []registry.Oper
 	ops = append(ops, o.joplinStatus())
 	ops = append(ops, o.noteOps()...)
 	ops = append(ops, o.revisionOps()...)
-	ops = append(ops, o.planOps()...)
+	ops = append(ops, o.reviewedOps()...)
 	ops = append(ops, o.notebookOps()...)
 	ops = append(ops, o.tagOps()...)
 	ops = append(ops, o.resourceOps()...)

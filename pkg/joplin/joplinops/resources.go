@@ -13,6 +13,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
 // Resource is a Joplin resource's metadata, as Joplin encodes it and as the
@@ -108,10 +109,12 @@ func (o *Ops) doListResources(ctx context.Context, in listResourcesIn) (listReso
 	if err := o.c.Get(ctx, "/resources", q, &p); err != nil {
 		return listResourcesOut{}, err
 	}
-	res := listResourcesOut{Resources: nonNil(p.Items), Page: page}
-	if p.HasMore {
+	res := listResourcesOut{Resources: nonNil(p.Items), Page: page, HasMore: p.HasMore}
+	if p.HasMore && !scopeview.Limited(ctx) {
 		// Joplin says has_more for any full page; look at the first item
-		// after this page to be exact.
+		// after this page to be exact. (Not for a limited caller: its view
+		// empties the probe when the next item is hidden, while visible
+		// ones may follow; it keeps Joplin's has_more, as every list does.)
 		next := url.Values{"fields": {"id"}, "limit": {"1"}, "page": {strconv.Itoa(page*limit + 1)},
 			"order_by": q["order_by"], "order_dir": q["order_dir"]}
 		var probe struct {

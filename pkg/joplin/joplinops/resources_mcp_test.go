@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/testkit/eventwait"
 	"github.com/notebridge/notebridge/pkg/testkit/mcptest"
 	"github.com/notebridge/notebridge/pkg/testkit/scenarios"
 	"github.com/notebridge/notebridge/pkg/transport/mcpadapter"
@@ -66,7 +66,7 @@ func TestResourcesListChangedAfterANoteWrite(t *testing.T) {
 	srv := mcpadapter.NewServer(h.exec, registry.MCPStdio, "test")
 	h.env.Joplin.Observe(func(_ context.Context, w joplin.Write) {
 		if w.Kind == joplin.NoteSaved {
-			mcpadapter.NotifyResourcesChanged(srv)
+			mcpadapter.NotifyResourcesChanged(srv, func(principal.Principal) bool { return true })
 		}
 	})
 	c := mcptest.InProcessStdio(t, srv)
@@ -81,7 +81,7 @@ func TestResourcesListChangedAfterANoteWrite(t *testing.T) {
 		if m != string(mcp.MethodNotificationResourcesListChanged) {
 			t.Fatalf("notification %q", m)
 		}
-	case <-time.After(10 * time.Second):
+	case <-eventwait.GiveUp(t):
 		t.Fatal("no notification after the write")
 	}
 }

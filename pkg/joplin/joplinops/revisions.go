@@ -11,6 +11,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/edits"
+	"github.com/notebridge/notebridge/pkg/joplin/notechanges"
 	"github.com/notebridge/notebridge/pkg/joplin/revision"
 )
 
@@ -110,12 +111,12 @@ func (o *Ops) getNoteRevision() registry.Operation {
 			return getRevisionOut{}, err
 		}
 		out := getRevisionOut{NoteID: in.NoteID, RevisionID: rev.ID, NoteUpdatedTime: rev.ItemUpdatedTime, Title: st.Title}
-		if out.Body, out.bodyView, err = viewBody(st.Body, in.View, in.Heading); err != nil {
+		if out.Body, out.bodyView, err = viewBody(st.Body, in.View, in.Heading, o.maxWholeBody()); err != nil {
 			return getRevisionOut{}, err
 		}
 		if in.Diff {
-			title, c1 := edits.Diff("title", st.Title, n.Title, maxNoteDiffBytes)
-			body, c2 := edits.Diff("body", st.Body, n.Body, maxPlanDiffBytes-len(title))
+			title, c1 := edits.Diff("title", st.Title, n.Title, notechanges.MaxNoteDiffBytes)
+			body, c2 := edits.Diff("body", st.Body, n.Body, notechanges.MaxPlanDiffBytes-len(title))
 			out.Diff, out.DiffCut = title+body, c1+c2
 		}
 		return out, nil

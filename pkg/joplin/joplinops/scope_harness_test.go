@@ -14,6 +14,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/core/scope"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
 	"github.com/notebridge/notebridge/pkg/joplin/receipts"
@@ -51,16 +52,31 @@ func newScopedHarnessAt(t testing.TB, url, tf string) *scopedHarness {
 // newScopedMeaningHarness is newScopedHarnessAt with search by meaning set
 // up by m.
 func newScopedMeaningHarness(t testing.TB, url, tf string, m joplinindex.MeaningConfig) *scopedHarness {
+	return newScopedHarnessWith(t, url, tf, m, "")
+}
+
+// newScopedHarnessWith is newScopedMeaningHarness with, when stateDir is
+// set, the Joplin identity guard keeping its record there (as the service
+// does: a new harness on the same stateDir is a restart).
+func newScopedHarnessWith(t testing.TB, url, tf string, m joplinindex.MeaningConfig, stateDir string) *scopedHarness {
 	t.Helper()
 	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: time.Second})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stateDir != "" {
+		c.SetGuard(identity.New(c, stateDir, nil))
 	}
 	built := make(chan string, 1000)
 	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
 		Applied: func(what string) { built <- what }, Meaning: m})
 	t.Cleanup(func() { x.Close() })
 	view := scopeview.Install(c, joplinops.DefaultLimits.MaxScan, nil)
+	if stateDir != "" {
+		if err := view.KeepClaimsIn(stateDir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),
 		joplinops.WithNotebookView(view), joplinops.WithReceiptDir(t.TempDir(), receipts.DefaultLimits))...)
 	if err != nil {
@@ -72,6 +88,10 @@ func newScopedMeaningHarness(t testing.TB, url, tf string, m joplinindex.Meaning
 	}
 	return &scopedHarness{c: c, ex: ex, x: x, view: view, built: built}
 }
+
+// own is the context of requests the tests make of Joplin directly, as
+// notebridge's own work: the view refuses a context without a principal.
+var own = principal.With(context.Background(), principal.System())
 
 // buildIndex builds the search index from what Joplin holds now.
 func (h *scopedHarness) buildIndex(t testing.TB) {
@@ -118,11 +138,16 @@ func (h *scopedHarness) callers(t testing.TB, sc notebookscope.Scope) []caller {
 	}
 }
 
+// ownerCall calls op as the unlimited owner.
+func (h *scopedHarness) ownerCall(op string, args map[string]any) (json.RawMessage, *domainerr.Error) {
+	b, _ := json.Marshal(args)
+	return h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, op, b)
+}
+
 // owner calls op as the unlimited owner and decodes the result into out.
 func (h *scopedHarness) owner(t testing.TB, op string, args map[string]any, out any) {
 	t.Helper()
-	b, _ := json.Marshal(args)
-	res, derr := h.ex.Call(context.Background(), principal.Stdio(), registry.MCPStdio, op, b)
+	res, derr := h.ownerCall(op, args)
 	if derr != nil {
 		t.Fatalf("%s as the owner: %v %v", op, derr, derr.Details)
 	}

@@ -19,3 +19,10 @@ func TestRealJoplinNotebookScopes(t *testing.T) {
 	checkLeakMatrix(t, h, w, nil)
 	checkWriteRules(t, h, w)
 }
+
+// TestRealJoplinScopedScanPastAPageOfHiddenNotes: issue 31's defect 2
+// against real Joplin: 100 hidden notes ahead of the visible ones.
+func TestRealJoplinScopedScanPastAPageOfHiddenNotes(t *testing.T) {
+	j := joplintc.Start(t, mcptest.ModuleRoot(t))
+	checkScanPastHiddenPage(t, newScopedHarnessAt(t, j.URL(), j.TokenFile))
+}

@@ -1,7 +1,6 @@
 package joplinops_test
 
 import (
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"slices"
@@ -65,7 +64,7 @@ func seedWorld(t testing.TB, h *scopedHarness) world {
 		id[k[0]] = joplin.NewID()
 		rev := map[string]any{"id": id[k[0]], "item_type": 1, "item_id": id[k[1]], "item_updated_time": 1_700_000_000_000,
 			"title_diff": "", "body_diff": "", "metadata_diff": `{"new":{},"deleted":[]}`, "encryption_applied": 0}
-		if err := h.c.Write(context.Background(), "POST", "/revisions", nil, rev, nil); err != nil {
+		if err := h.c.Write(own, "POST", "/revisions", nil, rev, nil); err != nil {
 			t.Fatalf("plant revision: %v", err)
 		}
 	}
@@ -115,7 +114,7 @@ var leakMatrix = map[string][]variant{
 	"create_tag":       {{"title": "secret-tag"}, {"title": "fresh"}, {"title": "shared"}},
 	"update_tag":       {{"id": "$secretTag", "title": "renamed"}, {"id": "$sharedTag", "title": "renamed"}},
 	"delete_tag":       {{"id": "$secretTag"}, {"id": "$sharedTag"}},
-	"tag_note": {{"note_id": "$out", "tag_id": "$sharedTag"}, {"note_id": "$inboxNote", "tag_id": "$sharedTag"},
+	"tag_note": {{"note_id": "$out", "tag_id": "$sharedTag"}, {"note_id": "$inboxNote", "tag_id": "$sharedTag"}, {"note_id": "$inboxNote", "tag_id": "$secretTag"},
 		{"note_id": "$inboxNote", "tag": "secret-tag"}, {"note_id": "$inboxNote", "tag": "secret-tag", "create": true}},
 	"untag_note":           {{"note_id": "$out", "tag_id": "$sharedTag"}, {"note_id": "$in", "tag_id": "$sharedTag"}},
 	"list_resources":       {{}},

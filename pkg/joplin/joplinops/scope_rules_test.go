@@ -81,7 +81,8 @@ func checkWriteRules(t *testing.T, h *scopedHarness, w world) {
 
 // TestScopedCreateOfAnInvisibleTagReusesIt: the tag "secret-tag" exists
 // only on outside notes. A limited caller's create answers as a fresh
-// create (no TAG_ALREADY_EXISTS naming it) and Joplin keeps one tag with
+// create (no TAG_ALREADY_EXISTS naming it, the title as given, not as
+// stored) and Joplin keeps one tag with
 // that title; tagging a visible note with it reveals none of its others.
 func TestScopedCreateOfAnInvisibleTagReusesIt(t *testing.T) {
 	h := newScopedHarness(t)
@@ -93,7 +94,7 @@ func TestScopedCreateOfAnInvisibleTagReusesIt(t *testing.T) {
 	}
 	var tag struct{ ID, Title string }
 	json.Unmarshal(res, &tag)
-	if tag.ID != w.ids["$secretTag"] || tag.Title != "secret-tag" {
+	if tag.ID != w.ids["$secretTag"] || tag.Title != "Secret-Tag" {
 		t.Fatalf("create answered %s", res)
 	}
 	var tags struct {

@@ -167,6 +167,7 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, UpdatedTime: h.Updated, Snippet: h.Snippet,
 			Attachment: h.Attachment, AttachmentSnippet: h.AttachmentSnippet})
 	}
+	servedFromIndex(ctx, res.Items)
 	return res, true, nil
 }
 

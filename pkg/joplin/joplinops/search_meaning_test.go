@@ -2,17 +2,17 @@ package joplinops_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin/embed"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
 	"github.com/notebridge/notebridge/pkg/testkit/embedtest"
+	"github.com/notebridge/notebridge/pkg/testkit/eventwait"
 )
 
 func waitSignal(t *testing.T, signals chan string, what string) {
 	t.Helper()
-	timeout := time.After(10 * time.Second)
+	timeout := eventwait.GiveUp(t)
 	for {
 		select {
 		case s := <-signals:

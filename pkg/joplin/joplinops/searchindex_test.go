@@ -231,7 +231,7 @@ func TestWriteHooksAskJoplinNothingNew(t *testing.T) {
 	}
 
 	var elsewhere struct{ ID string }
-	if err := h.c.Write(context.Background(), "POST", "/tags", nil, map[string]any{"title": "outside"}, &elsewhere); err != nil {
+	if err := h.c.Write(own, "POST", "/tags", nil, map[string]any{"title": "outside"}, &elsewhere); err != nil {
 		t.Fatal(err)
 	}
 	h.call(t, "tag_note", map[string]any{"note_id": id, "tag_id": elsewhere.ID})

@@ -7,6 +7,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinindex"
+	"github.com/notebridge/notebridge/pkg/joplin/scopepin"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
@@ -23,6 +24,8 @@ type statusOut struct {
 	Conflicts *conflictsOut `json:"conflicts,omitempty"`
 	// Notebooks says which notebooks the caller may see and change.
 	Notebooks *notebookScopeOut `json:"notebooks,omitempty"`
+	// ActivityLog is the activity log's health, when the bridge keeps one.
+	ActivityLog *activityLogOut `json:"activity_log,omitempty"`
 }
 
 // notebookScopeOut is the caller's notebook scope, by path: the top of
@@ -31,6 +34,10 @@ type notebookScopeOut struct {
 	All   bool     `json:"all"`
 	Read  []string `json:"read" schema:"max=@max_notebooks,itemmax=65536"`
 	Write []string `json:"write" schema:"max=@max_notebooks,itemmax=65536"`
+	// Mismatches are the configured notebook paths that no longer name
+	// the notebooks they named when the credential was configured; it
+	// still covers only those (covers: their paths now).
+	Mismatches []scopepin.Mismatch `json:"mismatches,omitempty" schema:"max=@max_notebooks"`
 }
 
 type statusIn struct{}
@@ -43,8 +50,9 @@ func (o *Ops) joplinStatus() registry.Operation {
 			return out, err
 		}
 		out.Sync = o.syncStatus()
+		out.ActivityLog = o.activityStatus()
 		sc := o.callerScope(ctx)
-		out.Notebooks = &notebookScopeOut{All: sc.All, Read: nonNil(sc.ReadPaths), Write: nonNil(sc.WritePaths)}
+		out.Notebooks = &notebookScopeOut{All: sc.All, Read: nonNil(sc.ReadPaths), Write: nonNil(sc.WritePaths), Mismatches: sc.Mismatches}
 		if !sc.All && out.Sync.E2EE != nil {
 			// The container counts every notebook's items; count the
 			// caller's notes instead.

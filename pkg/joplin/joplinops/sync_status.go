@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 )
@@ -147,7 +147,7 @@ type conflictCache struct {
 func (o *Ops) readConflicts(ctx context.Context, gen int64) ([]conflictCopy, bool, error) {
 	// The cache serves every caller: it is read whole, and each caller's
 	// share is taken from it (visibleCopies).
-	notes, more, err := o.flaggedNotes(joplin.WholeJoplin(ctx), "is_conflict", conflictQuery())
+	notes, more, err := o.flaggedNotes(principal.With(ctx, principal.System()), "is_conflict", conflictQuery())
 	if err != nil {
 		return nil, false, err
 	}

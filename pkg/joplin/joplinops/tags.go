@@ -162,6 +162,9 @@ type createTagIn struct {
 func (o *Ops) createTag() registry.Operation {
 	desc := "Create a tag (stored in lower case). An existing title fails with TAG_ALREADY_EXISTS."
 	return registry.Define(o.meta("create_tag", "Create tag", desc, registry.EffectCreate), func(ctx context.Context, in createTagIn) (Tag, error) {
+		if err := o.mayCreateTag(ctx); err != nil {
+			return Tag{}, err
+		}
 		unlock, err := o.lockTagTitle(ctx, in.Title)
 		if err != nil {
 			return Tag{}, err
@@ -174,21 +177,35 @@ func (o *Ops) createTag() registry.Operation {
 	})
 }
 
+// mayCreateTag refuses a caller that may write no notebook, before any
+// lookup: whether the title exists outside its scope never shows.
+func (o *Ops) mayCreateTag(ctx context.Context) error {
+	if o.view == nil {
+		return nil
+	}
+	return o.view.MayCreateShared(ctx)
+}
+
 // invisibleTag finds, for a caller limited to some notebooks, a tag titled
 // title that it cannot see (Joplin's tags are global: it is on notes of
-// other notebooks only). The create reuses it and answers as a fresh
-// create would, so the caller learns nothing of those notes, and Joplin
-// keeps one tag per title.
+// other notebooks only). The create reuses it, Joplin keeping one tag per
+// title, and answers as a fresh create would (the title as given, trimmed
+// as Joplin stores it); the view then shows the caller's scope that tag as
+// the fresh, empty tag it made (scopeview's Claim), so nothing of those
+// notes, nor the stored spelling, ever shows.
 func (o *Ops) invisibleTag(ctx context.Context, title string) (Tag, bool, error) {
-	if !scopeview.Limited(ctx) {
+	if !scopeview.Limited(ctx) || o.view == nil {
 		return Tag{}, false, nil
 	}
 	all, err := o.tagsTitled(joplin.WholeJoplin(ctx), title, "")
 	if err != nil || len(all) == 0 {
 		return Tag{}, false, err
 	}
-	t, err := o.loadTag(joplin.WholeJoplin(ctx), all[0].ID)
-	return t, err == nil, err
+	t := Tag{ID: all[0].ID, Title: strings.TrimSpace(title)}
+	if err := o.view.Claim(ctx, t.ID, t.Title); err != nil {
+		return Tag{}, false, err
+	}
+	return t, true, nil
 }
 
 type updateTagIn struct {

@@ -134,6 +134,9 @@ type Store struct {
 	dir    string
 	limits Limits
 	now    func() time.Time
+	// write replaces a file durably: atomicfile.Write, or a failing
+	// writer in tests (a full disk).
+	write func(path string, content []byte, modTime time.Time) error
 
 	mu   sync.Mutex
 	view view // what the last directory scan found, plus receipts made since
@@ -153,7 +156,7 @@ const rescanEvery = 10 * time.Minute
 
 // Open returns the store in dir; nothing is created until the first receipt.
 func Open(dir string, l Limits) *Store {
-	return &Store{dir: dir, limits: l, now: time.Now}
+	return &Store{dir: dir, limits: l, now: time.Now, write: atomicfile.Write}
 }
 
 // Dir is the store's directory.
@@ -201,17 +204,17 @@ func (s *Store) Create(r *Receipt) error {
 	}
 	// The header line comes first so listings read only that line.
 	content := append(append(head, '\n'), raw...)
-	if err := writeAtomic(s.dir, r.ID+".json", content, r.Created); err != nil {
+	if err := s.writeAtomic(r.ID+".json", content, r.Created); err != nil {
 		return err
 	}
 	r.Written, r.Updated = map[string]bool{}, map[string]int64{}
 	return s.prune(r.ID, int64(len(content)))
 }
 
-// writeAtomic writes dir/name durably, all or nothing, with modification
-// time mtime (the receipt's creation, which pruning reads).
-func writeAtomic(dir, name string, content []byte, mtime time.Time) error {
-	if err := atomicfile.Write(filepath.Join(dir, name), content, mtime); err != nil {
+// writeAtomic writes name in the store durably, all or nothing, with
+// modification time mtime (the receipt's creation, which pruning reads).
+func (s *Store) writeAtomic(name string, content []byte, mtime time.Time) error {
+	if err := s.write(filepath.Join(s.dir, name), content, mtime); err != nil {
 		return fmt.Errorf("notereceipt: %w", err)
 	}
 	return nil

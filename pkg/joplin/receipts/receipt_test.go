@@ -1,10 +1,12 @@
 package receipts
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -105,5 +107,22 @@ func TestResultBodyIsStoredAsASplice(t *testing.T) {
 	sums, _ := s.List()
 	if sums[0].Bytes > int64(len(long))*12/10 { // JSON escapes each line break
 		t.Fatalf("receipt of %d bytes stores the body twice", sums[0].Bytes)
+	}
+}
+
+// TestFullDiskLeavesNoReceipt: a write that fails with ENOSPC fails
+// Create with the cause kept (the executor answers it STORAGE_FULL) and
+// leaves no receipt.
+func TestFullDiskLeavesNoReceipt(t *testing.T) {
+	s := Open(t.TempDir(), DefaultLimits)
+	s.write = func(path string, _ []byte, _ time.Time) error {
+		return fmt.Errorf("write: %w", &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC})
+	}
+	r := &Receipt{Header: Header{ID: id(0), Kind: KindApply, PlanDigest: "d"}, Notes: []Note{{ID: "n1", After: State{Body: "new"}}}}
+	if err := s.Create(r); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Create on a full disk: %v", err)
+	}
+	if _, ok, err := s.Load(id(0)); ok || err != nil {
+		t.Fatalf("a receipt is left: %v %v", ok, err)
 	}
 }

@@ -1,6 +1,7 @@
 package scopeview
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/url"
 
@@ -23,6 +24,10 @@ func (c *call) narrow(answer []byte) ([]byte, error) {
 		return c.single(answer, c.keepFolder)
 	case p[0] == "tags" && n == 1:
 		return filterItems(answer, c.keepTag)
+	case p[0] == "tags" && n == 2:
+		return c.single(answer, c.retitle)
+	case p[0] == "notes" && n == 3 && p[2] == "tags":
+		return filterItems(answer, c.retitle)
 	case p[0] == "resources" && n == 1:
 		linked, err := c.linkedResources()
 		if err != nil {
@@ -138,14 +143,34 @@ func (c *call) keepFolder(it json.RawMessage) (json.RawMessage, bool, error) {
 	return out, err == nil, err
 }
 
-// keepTag keeps a visible tag.
+// keepTag keeps a visible tag (retitle).
 func (c *call) keepTag(it json.RawMessage) (json.RawMessage, bool, error) {
 	id, err := itemID(it)
 	if err != nil {
 		return nil, false, err
 	}
-	ok, err := c.tagVisible(id)
-	return it, ok, err
+	if ok, err := c.tagVisible(id); !ok || err != nil {
+		return nil, false, err
+	}
+	return c.retitle(it)
+}
+
+// retitle shows a tag the caller's scope claimed (View.Claim) with the
+// title it gave, as the fresh tag it made; other tags pass as they are.
+func (c *call) retitle(it json.RawMessage) (json.RawMessage, bool, error) {
+	var t map[string]json.RawMessage
+	if err := json.Unmarshal(it, &t); err != nil {
+		return nil, false, undecodable()
+	}
+	var id string
+	_ = json.Unmarshal(t["id"], &id)
+	title, claimed := c.v.claimed(c.sc, id)
+	if _, has := t["title"]; !claimed || !has {
+		return it, true, nil
+	}
+	t["title"], _ = json.Marshal(title)
+	out, err := json.Marshal(t)
+	return out, err == nil, err
 }
 
 func itemID(it json.RawMessage) (string, error) {
@@ -169,6 +194,7 @@ func filterItems(answer []byte, k keep) ([]byte, error) {
 		return nil, undecodable()
 	}
 	kept := make([]json.RawMessage, 0, len(page.Items))
+	changed := false
 	for _, it := range page.Items {
 		out, ok, err := k(it)
 		if err != nil {
@@ -176,9 +202,10 @@ func filterItems(answer []byte, k keep) ([]byte, error) {
 		}
 		if ok {
 			kept = append(kept, out)
+			changed = changed || !bytes.Equal(out, it)
 		}
 	}
-	if len(kept) == len(page.Items) {
+	if len(kept) == len(page.Items) && !changed {
 		return answer, nil
 	}
 	page.Items = kept

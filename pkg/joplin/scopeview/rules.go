@@ -97,9 +97,15 @@ func (c *call) admitShared() error {
 		c.needFields("parent_id")
 		return c.tagReadable(p[1])
 	case tag && n == 3 && p[2] == "notes" && c.is(http.MethodPost):
+		if err := c.tagReadable(p[1]); err != nil {
+			return err
+		}
 		id, _ := c.bodyString("id")
 		return c.mayChange(id, c.noteParent)
 	case tag && n == 4 && p[2] == "notes" && c.is(http.MethodDelete):
+		if err := c.tagReadable(p[1]); err != nil {
+			return err
+		}
 		return c.mayChange(p[3], c.noteParent)
 	case tag && n == 2 && get:
 		return c.tagReadable(p[1])
@@ -221,6 +227,9 @@ func (c *call) tagReadable(id string) error {
 }
 
 func (c *call) tagVisible(id string) (bool, error) {
+	if _, ok := c.v.claimed(c.sc, id); ok {
+		return true, nil
+	}
 	type note struct {
 		ParentID string `json:"parent_id"`
 	}

@@ -3,12 +3,18 @@
 // makes, refuses the ones about objects outside the caller's notebooks
 // (answering exactly as Joplin does for a missing object) and removes such
 // objects from every answer. The caller is the principal the executor puts
-// in the context; a context without one is notebridge itself (the search
-// index, the identity guard) and sees everything.
+// in the context; notebridge's own work (the search index, the identity
+// guard, sync status) carries principal.System and sees everything, as an
+// unlimited caller does. A context carrying no principal at all is refused
+// (UNAUTHENTICATED): the notebook layer fails closed as the executor does.
+//
+// A scope given by path is read as the notebooks the path named when its
+// credential was configured, when pins are set (SetPins, scopepin).
 //
 // Visibility: a note is visible when its notebook is in the read scope; a
-// notebook when it is; a tag when it is on a visible note or on no note; a
-// resource when a visible note links to it. Membership is resolved at
+// notebook when it is; a tag when it is on a visible note, on no note, or
+// claimed by the caller's scope (Claim); a resource when a visible note
+// links to it. Membership is resolved at
 // call time from the notebook tree, cached until a write or a sync changes
 // a notebook.
 package scopeview
@@ -24,6 +30,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/joplin"
+	"github.com/notebridge/notebridge/pkg/joplin/scopepin"
 )
 
 // maxFolders bounds the tree the view reads.
@@ -42,26 +49,41 @@ type View struct {
 	// changed the tree.
 	generation func() (int64, bool)
 
+	// pins, when set, fixes path scopes to the notebooks they first named.
+	pins *scopepin.Pins
+
 	mu       sync.Mutex
 	tree     *notebookscope.Tree // nil: read it again
 	loadedAt time.Time
 	gen      int64           // the sync generation the tree was read at
 	resolved map[string]sets // scope key → its sets in tree
+	// claims holds, by scope key, the tags a caller of that scope created
+	// by reusing one it could not see, with the title it gave (Claim);
+	// claimsPath, when set, keeps them across restarts (KeepClaimsIn).
+	claims     map[string]map[string]string
+	claimsPath string
 }
 
 // sets is one scope resolved in one tree.
 type sets struct{ read, write notebookscope.Set }
 
-// Install builds a View for c, installs it and has it observe c's writes.
+// Install builds a View for c, installs it and has it observe c's writes;
+// what it serves and writes is named to the call's activity log.
 // maxScan bounds the notes read to find the notes linking a resource;
 // generation, when not nil, counts completed syncs (syncstate), and the
 // tree is read again after each.
 func Install(c *joplin.Client, maxScan int, generation func() (int64, bool)) *View {
 	v := &View{c: c, maxScan: maxScan, now: time.Now, generation: generation}
-	c.SetView(v)
+	c.SetView(recorder{v}) // record.go
 	c.Observe(v.observe)
+	c.Observe(recordWrite)
 	return v
 }
+
+// SetPins has the view read every scope given by path as the notebooks
+// the path named when its credential was configured (scopepin); call it
+// before the client is used.
+func (v *View) SetPins(p *scopepin.Pins) { v.pins = p }
 
 // observe drops the cached tree after a notebook write.
 func (v *View) observe(_ context.Context, w joplin.Write) {
@@ -78,20 +100,28 @@ func (v *View) Invalidate() {
 	v.mu.Unlock()
 }
 
-// scopeOf returns the notebook scope of ctx's caller; limited is false for
-// an unlimited one and for notebridge's own requests (no principal).
-func scopeOf(ctx context.Context) (sc notebookscope.Scope, limited bool) {
-	p, ok := principal.From(ctx)
-	if !ok {
-		return notebookscope.Scope{}, false
-	}
-	sc = p.Notebooks()
-	return sc, !sc.Unlimited()
+// noCaller is the refusal of a Joplin request whose context carries no
+// principal: no agent caller and not notebridge's own work (System).
+func noCaller() error {
+	return domainerr.New(domainerr.Unauthenticated, "this Joplin request carries no caller, so notebridge refuses it")
 }
 
-// Limited reports whether ctx's caller is limited to some notebooks.
+// scopeOf returns the notebook scope of ctx's caller; limited is false for
+// an unlimited caller and for notebridge's own work (principal.System). A
+// context without a principal is refused (noCaller).
+func scopeOf(ctx context.Context) (sc notebookscope.Scope, limited bool, err error) {
+	p, ok := principal.From(ctx)
+	if !ok {
+		return notebookscope.Scope{}, true, noCaller()
+	}
+	sc = p.Notebooks()
+	return sc, !sc.Unlimited(), nil
+}
+
+// Limited reports whether ctx's caller is limited to some notebooks; a
+// context without a principal counts as limited (it is refused).
 func Limited(ctx context.Context) bool {
-	_, limited := scopeOf(ctx)
+	_, limited, _ := scopeOf(ctx)
 	return limited
 }
 
@@ -110,6 +140,13 @@ func (v *View) resolve(ctx context.Context, sc notebookscope.Scope) (sets, *note
 			return sets{}, nil, err
 		}
 		tree = t
+	}
+	if v.pins != nil {
+		pinned, err := v.pins.Pin(ctx, sc, tree)
+		if err != nil {
+			return sets{}, nil, err
+		}
+		sc = pinned
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -181,6 +218,24 @@ func (v *View) reloadFor(ctx context.Context, sc notebookscope.Scope, tree *note
 	return s, true, err
 }
 
+// MayCreateShared refuses, before any lookup, a caller that may write no
+// notebook at all: the NOTEBOOK_NOT_WRITABLE Admit gives its POST /tags, so
+// that whether a title is taken outside its scope never shows.
+func (v *View) MayCreateShared(ctx context.Context) error {
+	sc, limited, err := scopeOf(ctx)
+	if err != nil || !limited {
+		return err
+	}
+	s, _, err := v.resolve(ctx, sc)
+	if err != nil {
+		return err
+	}
+	if s.write.Empty() {
+		return notWritable()
+	}
+	return nil
+}
+
 // Tree returns the whole notebook tree, trashed notebooks included: what
 // the owner chooses from on the consent page.
 func (v *View) Tree(ctx context.Context) (*notebookscope.Tree, error) {
@@ -195,12 +250,18 @@ type Scope struct {
 	All                   bool
 	Readable, Writable    notebookscope.Set
 	ReadPaths, WritePaths []string
+	// Mismatches are the configured paths that no longer name the
+	// notebooks they named (with pins set).
+	Mismatches []scopepin.Mismatch
 }
 
 // Of resolves the scope of ctx's caller now. An unlimited caller gets
 // All.
 func (v *View) Of(ctx context.Context) (Scope, error) {
-	sc, limited := scopeOf(ctx)
+	sc, limited, err := scopeOf(ctx)
+	if err != nil {
+		return Scope{}, err
+	}
 	if !limited {
 		return Scope{All: true}, nil
 	}
@@ -208,18 +269,23 @@ func (v *View) Of(ctx context.Context) (Scope, error) {
 	if err != nil {
 		return Scope{}, err
 	}
-	return Scope{Readable: s.read, Writable: s.write, ReadPaths: tree.Paths(s.read), WritePaths: tree.Paths(s.write)}, nil
+	out := Scope{Readable: s.read, Writable: s.write, ReadPaths: tree.Paths(s.read), WritePaths: tree.Paths(s.write)}
+	if v.pins != nil {
+		out.Mismatches = v.pins.Mismatches(ctx, sc)
+	}
+	return out, nil
 }
 
 // Admit implements joplin.View.
+// /ping reveals nothing and passes for every context.
 func (v *View) Admit(ctx context.Context, r *joplin.Request) error {
-	sc, limited := scopeOf(ctx)
-	if !limited {
-		return nil
-	}
 	parts := strings.Split(strings.Trim(r.Path, "/"), "/")
 	if parts[0] == "ping" {
 		return nil
+	}
+	sc, limited, err := scopeOf(ctx)
+	if err != nil || !limited {
+		return err
 	}
 	s, tree, err := v.resolve(ctx, sc)
 	if err != nil {
@@ -231,12 +297,15 @@ func (v *View) Admit(ctx context.Context, r *joplin.Request) error {
 
 // Narrow implements joplin.View.
 func (v *View) Narrow(ctx context.Context, r joplin.Request, answer []byte) ([]byte, error) {
-	sc, limited := scopeOf(ctx)
-	if !limited {
-		return answer, nil
-	}
 	parts := strings.Split(strings.Trim(r.Path, "/"), "/")
 	if parts[0] == "ping" {
+		return answer, nil
+	}
+	sc, limited, err := scopeOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !limited {
 		return answer, nil
 	}
 	s, tree, err := v.resolve(ctx, sc)

@@ -302,6 +302,9 @@ func IsDiskFull(err error) bool {
 
 // IsCorrupt reports whether err says the database file is damaged.
 func IsCorrupt(err error) bool {
+	if errors.Is(err, ErrBadRow) {
+		return true
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false

@@ -3,6 +3,9 @@ package searchindex
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
+	"os"
 	"strings"
 )
 
@@ -155,6 +158,26 @@ func (ix *Index) PutVectors(ctx context.Context, vecs []Vector) ([]int64, error)
 	return notes, err
 }
 
+// ErrBadRow marks a stored row that cannot be what this index wrote (a
+// value of the wrong type or size): damage below SQLite's notice, which
+// IsCorrupt reports as it reports a damaged file.
+var ErrBadRow = errors.New("a stored row has a value of the wrong type or size")
+
+// CopyTo writes a consistent copy of the index to path (0600), which must
+// not exist: the damaged index kept for inspection.
+func (ix *Index) CopyTo(ctx context.Context, path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("copy index: %w", err)
+	}
+	f.Close()
+	if _, err := ix.db.ExecContext(ctx, `VACUUM INTO ?`, path); err != nil {
+		os.Remove(path)
+		return wrap(err, "copy index")
+	}
+	return nil
+}
+
 // NoteVectors calls fn with every embedded chunk of the notes given (all
 // notes when rids is nil).
 func (ix *Index) NoteVectors(ctx context.Context, rids []int64, fn func(rid int64, seq int, vec []int8, scale float32)) error {
@@ -180,7 +203,9 @@ func (ix *Index) NoteVectors(ctx context.Context, rids []int64, fn func(rid int6
 		var blob []byte
 		var scale float32
 		if err := rows.Scan(&rid, &seq, &blob, &scale); err != nil {
-			return wrap(err, "read embeddings")
+			// The query's own columns: only a value of another type
+			// (a text scale, a number for a vector) fails to scan.
+			return fmt.Errorf("read embeddings: %w (%v)", ErrBadRow, err)
 		}
 		fn(rid, seq, bytesInt8(blob), scale)
 	}

@@ -29,7 +29,7 @@ func BenchmarkSearch30k(b *testing.B) {
 				s.Search(qs[i%len(qs)], 50, nil)
 			}
 			b.ReportMetric(recall, "recall@10")
-			b.ReportMetric(float64(len(s.vecs)+4*len(s.scales)+8*len(s.notes)+4*len(s.seqs))/1e6, "MB")
+			b.ReportMetric(float64(8*len(s.packed)+8*len(s.sums)+4*len(s.scales)+8*len(s.notes)+4*len(s.seqs))/1e6, "MB")
 		})
 	}
 }

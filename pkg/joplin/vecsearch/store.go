@@ -44,9 +44,13 @@ type Match struct {
 // Store holds every embedded chunk in memory, one contiguous int8 array,
 // for a brute-force scan. It is safe for concurrent use.
 type Store struct {
-	mu     sync.RWMutex
-	dim    int
-	vecs   []int8 // slot i at [i*dim, (i+1)*dim)
+	mu    sync.RWMutex
+	dim   int
+	words int // packedLen(dim)
+	// packed holds slot i's vector at [i*words, (i+1)*words), packed for
+	// packedDot; sums its sum of offset values.
+	packed []uint64
+	sums   []int64
 	scales []float32
 	notes  []int64 // 0: free slot
 	seqs   []int32
@@ -55,7 +59,9 @@ type Store struct {
 }
 
 // NewStore returns an empty store of vectors of dim dimensions.
-func NewStore(dim int) *Store { return &Store{dim: dim, byNote: map[int64][]int32{}} }
+func NewStore(dim int) *Store {
+	return &Store{dim: dim, words: packedLen(dim), byNote: map[int64][]int32{}}
+}
 
 // Dim is the vector length.
 func (s *Store) Dim() int { return s.dim }
@@ -98,10 +104,10 @@ func (s *Store) SetNote(note int64, entries []Entry) {
 			slot, s.free = s.free[n-1], s.free[:n-1]
 		} else {
 			slot = int32(len(s.notes))
-			s.notes, s.scales, s.seqs = append(s.notes, 0), append(s.scales, 0), append(s.seqs, 0)
-			s.vecs = append(s.vecs, make([]int8, s.dim)...)
+			s.notes, s.scales, s.seqs, s.sums = append(s.notes, 0), append(s.scales, 0), append(s.seqs, 0), append(s.sums, 0)
+			s.packed = append(s.packed, make([]uint64, s.words)...)
 		}
-		copy(s.vecs[int(slot)*s.dim:], e.Vec)
+		s.sums[slot] = pack(s.packed[int(slot)*s.words:(int(slot)+1)*s.words], e.Vec, false)
 		s.notes[slot], s.scales[slot], s.seqs[slot] = note, e.Scale, int32(e.Seq)
 		slots = append(slots, slot)
 	}
@@ -117,26 +123,37 @@ func (s *Store) Search(query []float32, k int, keep func(note int64) bool) []Mat
 	if len(query) != s.dim || k <= 0 {
 		return nil
 	}
-	q, qs := Quantize(query)
+	q8, qs := Quantize(query)
+	q := make([]uint64, s.words)
+	qsum := pack(q, q8, true)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	best := map[int64]Match{}
-	h := &matchHeap{}
+	// One pass in slot order reads the vectors sequentially; a second,
+	// note by note, keeps each note's best chunk.
+	skipped := float32(math.Inf(-1))
+	scores := make([]float32, len(s.notes))
 	for slot, note := range s.notes {
 		if note == 0 || (keep != nil && !keep(note)) {
+			scores[slot] = skipped
 			continue
 		}
-		score := float32(dot(q, s.vecs[slot*s.dim:(slot+1)*s.dim])) * qs * s.scales[slot]
-		if b, ok := best[note]; ok && b.Score >= score {
-			continue
-		}
-		best[note] = Match{Note: note, Seq: int(s.seqs[slot]), Score: score}
+		i := slot * s.words
+		scores[slot] = float32(packedDot(s.packed[i:i+s.words], q, s.sums[slot], qsum)) * qs * s.scales[slot]
 	}
-	for _, m := range best {
-		if h.Len() < k {
-			heap.Push(h, m)
-		} else if less((*h)[0], m) {
-			(*h)[0] = m
+	h := &matchHeap{}
+	for note, slots := range s.byNote {
+		best := Match{Note: note, Score: skipped}
+		for _, slot := range slots {
+			if scores[slot] > best.Score {
+				best.Seq, best.Score = int(s.seqs[slot]), scores[slot]
+			}
+		}
+		switch {
+		case best.Score == skipped: // not kept
+		case h.Len() < k:
+			heap.Push(h, best)
+		case less((*h)[0], best):
+			(*h)[0] = best
 			heap.Fix(h, 0)
 		}
 	}
@@ -165,22 +182,4 @@ func (h *matchHeap) Pop() any {
 	m := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return m
-}
-
-// dot is the int8 dot product, eight lanes at a time.
-func dot(a, b []int8) int32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 int32
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		aa, bb := a[i:i+8:i+8], b[i:i+8:i+8]
-		s0 += int32(aa[0])*int32(bb[0]) + int32(aa[4])*int32(bb[4])
-		s1 += int32(aa[1])*int32(bb[1]) + int32(aa[5])*int32(bb[5])
-		s2 += int32(aa[2])*int32(bb[2]) + int32(aa[6])*int32(bb[6])
-		s3 += int32(aa[3])*int32(bb[3]) + int32(aa[7])*int32(bb[7])
-	}
-	for ; i < len(a); i++ {
-		s0 += int32(a[i]) * int32(b[i])
-	}
-	return s0 + s1 + s2 + s3
 }

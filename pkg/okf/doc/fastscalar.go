@@ -100,7 +100,7 @@ func plainLineOK(b []byte) bool {
 	if b[len(b)-1] == ':' {
 		return false
 	}
-	return bytes.Index(b, []byte(": ")) < 0
+	return !bytes.Contains(b, []byte(": "))
 }
 
 func trimRightSpace(b []byte) []byte {

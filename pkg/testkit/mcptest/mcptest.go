@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -156,6 +157,13 @@ func HTTPWith(t testing.TB, srv *mcpadapter.Server, notebooks *notebookscope.Sco
 	if err != nil {
 		t.Fatal(err)
 	}
+	return HTTPBehind(t, h, token)
+}
+
+// HTTPBehind serves h (an MCP HTTP handler) and returns an initialized
+// client presenting token.
+func HTTPBehind(t testing.TB, h http.Handler, token string) *client.Client {
+	t.Helper()
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	c, err := client.NewStreamableHttpClient(hs.URL+mcpadapter.Path,

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -69,11 +70,15 @@ func MCPResources(t *testing.T, c *client.Client, env Env) {
 		!strings.HasSuffix(text.Text, "\n---\n\nHello ![](:/"+att.ID+")\n") {
 		t.Fatalf("note resource: %#v", res.Contents[0])
 	}
-	if _, err := read("joplin://note/" + gone); err == nil || !strings.Contains(err.Error(), "NOT_FOUND") {
+	// Resource not found is -32002 in the MCP specification, not -32603.
+	if _, err := read("joplin://note/" + gone); !errors.Is(err, mcp.ErrResourceNotFound) || !strings.Contains(err.Error(), "NOT_FOUND") {
 		t.Fatalf("trashed note read: %v", err)
 	}
-	if _, err := read("joplin://note/" + joplin.NewID()); err == nil {
-		t.Fatal("a missing note was read")
+	if _, err := read("joplin://note/" + joplin.NewID()); !errors.Is(err, mcp.ErrResourceNotFound) {
+		t.Fatalf("a missing note read: %v", err)
+	}
+	if _, err := read("joplin://resource/" + joplin.NewID()); !errors.Is(err, mcp.ErrResourceNotFound) {
+		t.Fatalf("a missing attachment read: %v", err)
 	}
 	res, err = read("joplin://resource/" + att.ID)
 	if err != nil || len(res.Contents) != 1 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,11 +11,12 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/joplinops"
+	"github.com/notebridge/notebridge/pkg/testkit/toolsnaps"
 	"github.com/notebridge/notebridge/pkg/toolsets"
 	"github.com/notebridge/notebridge/pkg/transport/actions"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
+var update = flag.Bool("update", false, "rewrite the operation snapshots")
 
 const origin = "https://notes.example.com"
 
@@ -34,7 +34,7 @@ func catalogRegistry(t *testing.T) *registry.Registry {
 	return reg
 }
 
-func TestOpenAPIGoldenAndDeterministic(t *testing.T) {
+func TestOpenAPISnapshotsAndDeterministic(t *testing.T) {
 	reg := catalogRegistry(t)
 	a, err := actions.Document(reg, origin, "golden")
 	if err != nil {
@@ -46,19 +46,38 @@ func TestOpenAPIGoldenAndDeterministic(t *testing.T) {
 			t.Fatal("document differs between builds")
 		}
 	}
-	path := filepath.Join("testdata", "openapi.golden.json")
-	if *update {
-		if err := os.WriteFile(path, a, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	checkOpenAPISnaps(t, a)
+}
+
+// checkOpenAPISnaps holds the document against one snapshot per operation
+// (testdata/toolsnaps/<operation>.json: its path item) and _document (the
+// rest). Run `go test ./pkg/transport/actions -run Snapshots -update` to
+// accept a deliberate change.
+func checkOpenAPISnaps(t *testing.T, doc []byte) {
+	t.Helper()
+	var parts map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &parts); err != nil {
+		t.Fatal(err)
 	}
-	want, err := os.ReadFile(path)
+	var paths map[string]json.RawMessage
+	if err := json.Unmarshal(parts["paths"], &paths); err != nil || len(paths) == 0 {
+		t.Fatalf("no paths: %v", err)
+	}
+	delete(parts, "paths")
+	rest, err := json.Marshal(parts)
 	if err != nil {
-		t.Fatalf("missing golden (run with -update): %v", err)
+		t.Fatal(err)
 	}
-	if !bytes.Equal(a, want) {
-		t.Fatalf("%s drifted; review and run `go test ./pkg/transport/actions -run Golden -update`", path)
+	snaps := []toolsnaps.Snap{{Name: "_document", JSON: rest}}
+	for path, item := range paths {
+		name, ok := strings.CutPrefix(path, actions.RoutePrefix)
+		if !ok {
+			t.Fatalf("path %s is outside %s", path, actions.RoutePrefix)
+		}
+		snaps = append(snaps, toolsnaps.Snap{Name: name, JSON: item})
 	}
+	toolsnaps.Check(t, filepath.Join("testdata", "toolsnaps"), snaps, *update,
+		"go test ./pkg/transport/actions -run Snapshots -update")
 }
 
 type document struct {

@@ -20,6 +20,7 @@ import (
 	"github.com/ulule/limiter/v3"
 	"github.com/ulule/limiter/v3/drivers/store/memory"
 
+	"github.com/notebridge/notebridge/pkg/auth/authn"
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
@@ -80,7 +81,7 @@ func NewHandler(ex *executor.Executor, cfg Config) (*echo.Echo, error) {
 	slots := make(chan struct{}, cfg.MaxConcurrent)
 
 	e := httpfront.New()
-	e.Pre(httpfront.Authenticate(cfg.Token, principal.StaticActions().Within(cfg.TokenNotebooks)), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
+	e.Pre(httpfront.Authenticate(authn.New(cfg.Token, principal.StaticActions().Within(cfg.TokenNotebooks), nil)), rateLimit(lim), httpfront.LimitBody(cfg.MaxBodyBytes))
 	for _, op := range ex.Registry().Exposed(registry.Actions) {
 		e.POST(RoutePrefix+op.Name, handler(ex, op, slots))
 	}

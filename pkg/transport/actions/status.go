@@ -31,6 +31,8 @@ func Status(code domainerr.Code) int {
 		return http.StatusServiceUnavailable
 	case domainerr.JoplinAuthFailed, domainerr.JoplinError, domainerr.JoplinChanged, domainerr.WriteOutcomeUnknown:
 		return http.StatusBadGateway
+	case domainerr.StorageFull:
+		return http.StatusInsufficientStorage
 	}
 	return http.StatusInternalServerError
 }

@@ -14,3 +14,11 @@ func TestInsufficientScopeIsForbidden(t *testing.T) {
 		t.Fatalf("INSUFFICIENT_SCOPE: %d", got)
 	}
 }
+
+// TestStorageFullIsInsufficientStorage: a full state disk is 507 on
+// Actions, not 500.
+func TestStorageFullIsInsufficientStorage(t *testing.T) {
+	if got := Status(domainerr.StorageFull); got != http.StatusInsufficientStorage {
+		t.Fatalf("STORAGE_FULL: %d", got)
+	}
+}

@@ -1,6 +1,6 @@
 // Package httpfront is the shared front door of notebridge's HTTP surfaces
-// (MCP Streamable HTTP and GPT Actions): bearer authentication before any
-// route lookup, request body bounds that also catch chunked bodies, the
+// (MCP Streamable HTTP and GPT Actions): authentication (pkg/auth/authn)
+// before any route lookup, request body bounds that also catch chunked bodies, the
 // JSON error body, and an http.Server with timeouts against stalled
 // clients.
 package httpfront
@@ -10,11 +10,12 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
+	"github.com/notebridge/notebridge/pkg/auth/authn"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 )
@@ -34,32 +35,30 @@ func WriteError(c echo.Context, status int, e *domainerr.Error) error {
 	return c.JSON(status, map[string]any{"error": e})
 }
 
-// Authenticate rejects, before any route lookup, every request without a
-// valid bearer token from tf, unknown paths included: 401, never 404; a
-// request with one goes on carrying who, the principal the token stands
-// for (principal.With). Paths listed in open skip authentication (health
-// checks) and carry no principal. While tf's file collides with another
-// credential, every other request gets 503 CREDENTIAL_CONFLICT, whatever
-// its headers.
-func Authenticate(tf *bearer.TokenFile, who principal.Principal, open ...string) echo.MiddlewareFunc {
+// Authenticate rejects, before any route lookup, every request a does not
+// authenticate, unknown paths included: 401 with a's challenge, never 404;
+// a request it admits goes on carrying the principal it stands for
+// (principal.With). Paths listed in open skip authentication (health
+// checks, OAuth's own endpoints) and carry no principal. While the
+// surface's token file collides with another credential, every other
+// request gets 503 CREDENTIAL_CONFLICT, whatever its headers.
+func Authenticate(a *authn.Authenticator, open ...string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			p := c.Request().URL.Path
-			for _, o := range open {
-				if p == o {
-					return next(c)
-				}
+			r := c.Request()
+			if slices.Contains(open, r.URL.Path) {
+				return next(c)
 			}
-			err := tf.Check(c.Request().Header)
-			if errors.Is(err, bearer.ErrCredentialConflict) {
+			who, err := a.Authenticate(r)
+			if errors.Is(err, authn.ErrConflict) {
 				return WriteError(c, http.StatusServiceUnavailable, domainerr.New(domainerr.CredentialConflict,
 					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
 			}
 			if err != nil {
-				c.Response().Header().Set("WWW-Authenticate", `Bearer realm="notebridge"`)
+				c.Response().Header().Set("WWW-Authenticate", a.Challenge(err))
 				return WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
 			}
-			c.SetRequest(c.Request().WithContext(principal.With(c.Request().Context(), who)))
+			c.SetRequest(r.WithContext(principal.With(r.Context(), who)))
 			return next(c)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/auth/authn"
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/notebookscope"
@@ -38,6 +39,9 @@ type HTTPConfig struct {
 	MaxBodyBytes int64
 	// Ready reports readiness for /readyz; nil means always ready.
 	Ready func(context.Context) error
+	// Degraded, when set, names the parts of the bridge that fail without
+	// failing calls (the activity log): /readyz stays 200 and lists them.
+	Degraded func() []string
 	// Health, when set, reports a configuration error that makes /healthz
 	// answer 503 (the container is unhealthy until an operator acts); nil
 	// means always healthy. Its error's domain code, if any, is shown.
@@ -102,12 +106,16 @@ func newHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *g
 		}
 	}
 	static := principal.StaticMCP().Within(cfg.TokenNotebooks)
-	auth := httpfront.Authenticate(cfg.Token, static, healthPaths...)
+	auth := httpfront.Authenticate(authn.New(cfg.Token, static, nil), healthPaths...)
 	if cfg.OAuth != nil {
 		if cfg.OAuth.Resource == nil {
 			return nil, nil, errors.New("mcp http: OAuth needs a resource server")
 		}
-		auth = authenticateOAuth(cfg.Token, static, cfg.OAuth, healthPaths...)
+		open := append([]string(nil), healthPaths...)
+		for path := range cfg.OAuth.Routes {
+			open = append(open, path)
+		}
+		auth = httpfront.Authenticate(authn.New(cfg.Token, static, cfg.OAuth.Resource), open...)
 	}
 	e := httpfront.New()
 	e.Pre(func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -157,6 +165,11 @@ func newHTTPHandler(s *Server, cfg HTTPConfig, log *slog.Logger) (*echo.Echo, *g
 			defer cancel()
 			if err := cfg.Ready(ctx); err != nil {
 				return c.JSON(http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+			}
+		}
+		if cfg.Degraded != nil {
+			if d := cfg.Degraded(); len(d) > 0 {
+				return c.JSON(http.StatusOK, map[string]any{"status": "ready", "degraded": d})
 			}
 		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ready"})

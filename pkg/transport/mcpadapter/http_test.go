@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -251,6 +252,34 @@ func TestHealthRoutesNeedNoToken(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Errorf("%s: %d", p, resp.StatusCode)
 		}
+	}
+}
+
+// TestReadyzNamesWhatIsDegraded: a part failing without failing calls
+// (the activity log) leaves /readyz at 200, naming it, until it recovers.
+func TestReadyzNamesWhatIsDegraded(t *testing.T) {
+	var failing atomic.Bool
+	h := newGuardedHTTP(t, testExecutor(t), HTTPConfig{Degraded: func() []string {
+		if failing.Load() {
+			return []string{"activity_log"}
+		}
+		return nil
+	}})
+	get := func() (int, string) {
+		resp, err := http.Get(h.srv.URL + "/readyz")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get(); code != 200 || strings.Contains(body, "degraded") {
+		t.Errorf("readyz when healthy: %d %s", code, body)
+	}
+	failing.Store(true)
+	if code, body := get(); code != 200 || !strings.Contains(body, `"degraded":["activity_log"]`) {
+		t.Errorf("readyz with the log failing: %d %s", code, body)
 	}
 }
 

@@ -57,6 +57,12 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m, ok := peek(body)
+	if !ok {
+		if derr, deep := tooDeep(body); deep {
+			writeRPCError(w, http.StatusBadRequest, nil, mcp.INVALID_REQUEST, string(derr.Code)+": "+derr.Message, derr)
+			return
+		}
+	}
 	if ok && g.scopeRefusal(w, r, m) {
 		return
 	}

@@ -149,6 +149,29 @@ func TestBatchIsRejectedClearly(t *testing.T) {
 	}
 }
 
+// TestOverDeepJSONSaysNestingTooDeep: a message nested deeper than JSON
+// decoding allows gets NESTING_TOO_DEEP, as Actions answers it, not "not
+// valid json", over HTTP and over stdio.
+func TestOverDeepJSONSaysNestingTooDeep(t *testing.T) {
+	h := newGuardedHTTP(t, testExecutor(t), HTTPConfig{})
+	_, _, sid := initSession(t, h.srv.URL, testToken)
+	deep := `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`
+	resp, body := post(t, h.srv.URL+Path, deep, sessionHeaders(testToken, sid))
+	if code, msg, dc, _ := rpcErrorOf(t, body); resp.StatusCode != 400 || code != -32600 || dc != "NESTING_TOO_DEEP" || !strings.HasPrefix(msg, "NESTING_TOO_DEEP: ") {
+		t.Errorf("HTTP: %d %s", resp.StatusCode, body)
+	}
+	var out bytes.Buffer
+	err := ServeStdio(context.Background(), NewServer(testExecutor(t), registry.MCPStdio, "t"), strings.NewReader(deep+"\n"), &out, 1<<20, slog.New(slog.DiscardHandler))
+	if code, msg, _, _ := rpcErrorOf(t, out.String()); err != nil || code != -32600 || !strings.HasPrefix(msg, "NESTING_TOO_DEEP: ") {
+		t.Errorf("stdio: %q %v", out.String(), err)
+	}
+	// Invalid JSON is still a parse error.
+	resp, body = post(t, h.srv.URL+Path, `{"jsonrpc":[[[`, sessionHeaders(testToken, sid))
+	if code, _, _, _ := rpcErrorOf(t, body); code != -32700 {
+		t.Errorf("invalid JSON: %d %s", resp.StatusCode, body)
+	}
+}
+
 // TestHTTPSessionLimits: initialize beyond the per-credential bound gets
 // 429 and beyond the total bound 503, with a SESSION_LIMIT JSON-RPC
 // error; an ended session frees its slot.

@@ -1,17 +1,12 @@
 package mcpadapter
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/labstack/echo/v4"
-
-	"github.com/notebridge/notebridge/pkg/auth/bearer"
 	"github.com/notebridge/notebridge/pkg/auth/resourceserver"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/scope"
-	"github.com/notebridge/notebridge/pkg/transport/httpfront"
 )
 
 // OAuthConfig turns on OAuth 2.1 for /mcp: access tokens of our own
@@ -22,50 +17,6 @@ type OAuthConfig struct {
 	Resource *resourceserver.Server
 	// Routes maps exact paths to handlers served without a bearer token.
 	Routes map[string]http.Handler
-}
-
-// authenticateOAuth is the front door when OAuth is on. The static bearer
-// token is checked first and admits the request as principal.StaticMCP;
-// otherwise an access token of our authorization server, checked for
-// issuer, audience and expiry, admits it as its grant (principal.OAuth,
-// limited to the grant's scopes). A request with neither gets 401 with the
-// RFC 9728 challenge naming the metadata.
-func authenticateOAuth(tf *bearer.TokenFile, static principal.Principal, oc *OAuthConfig, open ...string) echo.MiddlewareFunc {
-	rs := oc.Resource
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			for _, o := range open {
-				if r.URL.Path == o {
-					return next(c)
-				}
-			}
-			if _, ok := oc.Routes[r.URL.Path]; ok {
-				return next(c)
-			}
-			err := tf.Check(r.Header)
-			if errors.Is(err, bearer.ErrCredentialConflict) {
-				return httpfront.WriteError(c, http.StatusServiceUnavailable, domainerr.New(domainerr.CredentialConflict,
-					"the server's credentials are misconfigured (two of them are the same); an operator must fix them"))
-			}
-			if err == nil {
-				c.SetRequest(r.WithContext(principal.With(r.Context(), static)))
-				return next(c)
-			}
-			tok, perr := bearer.ParseBearer(r.Header)
-			if perr != nil {
-				c.Response().Header().Set("WWW-Authenticate", rs.Challenge())
-				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
-			}
-			p, aerr := rs.Authenticate(r.Context(), tok)
-			if aerr != nil {
-				c.Response().Header().Set("WWW-Authenticate", rs.InvalidTokenChallenge())
-				return httpfront.WriteError(c, http.StatusUnauthorized, domainerr.New(domainerr.Unauthenticated, "missing or invalid bearer token"))
-			}
-			c.SetRequest(r.WithContext(principal.With(r.Context(), principal.OAuth(p.GrantID, p.Scopes, p.Notebooks))))
-			return next(c)
-		}
-	}
 }
 
 // scopeRefusal answers a tools/call, or a read of the note resources, that

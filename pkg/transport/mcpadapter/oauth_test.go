@@ -16,13 +16,13 @@ import (
 	"github.com/notebridge/notebridge/pkg/core/scope"
 )
 
-type tokenTable map[string]resourceserver.Principal
+type tokenTable map[string]resourceserver.Claims
 
-func (tt tokenTable) VerifyAccessToken(_ context.Context, tok string) (resourceserver.Principal, error) {
+func (tt tokenTable) VerifyAccessToken(_ context.Context, tok string) (resourceserver.Claims, error) {
 	if p, ok := tt[tok]; ok {
 		return p, nil
 	}
-	return resourceserver.Principal{}, errors.New("unknown")
+	return resourceserver.Claims{}, errors.New("unknown")
 }
 
 // notesExecutor serves read_thing (a notes read) and write_thing (a notes
@@ -66,8 +66,8 @@ func oauthHTTP(t *testing.T, writes *atomic.Int32, tokens tokenTable) testHTTP {
 		Routes: map[string]http.Handler{rs.MetadataPath(): rs.MetadataHandler()}}})
 }
 
-func grantPrincipal(grant string, s ...scope.Scope) resourceserver.Principal {
-	return resourceserver.Principal{GrantID: grant, ClientID: "c", Issuer: "https://notes.example.com", Audience: []string{rsResource},
+func grantPrincipal(grant string, s ...scope.Scope) resourceserver.Claims {
+	return resourceserver.Claims{GrantID: grant, ClientID: "c", Issuer: "https://notes.example.com", Audience: []string{rsResource},
 		Scopes: scope.NewSet(s...), Expires: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
 }
 
@@ -90,7 +90,7 @@ func TestOAuthFrontDoor(t *testing.T) {
 	h := oauthHTTP(t, &writes, tokenTable{
 		"ro-token": grantPrincipal("g-ro", scope.NotesRead),
 		"rw-token": grantPrincipal("g-rw", scope.NotesRead, scope.NotesWrite),
-		"foreign-token": func() resourceserver.Principal {
+		"foreign-token": func() resourceserver.Claims {
 			p := grantPrincipal("g-x", scope.NotesWrite)
 			p.Audience = []string{"https://other/mcp"}
 			return p

@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/principal"
@@ -18,6 +19,18 @@ import (
 
 // The two tools through which a core server reaches the operations it does
 // not list.
+//
+// They are the only MCP tools not made by registry.Define, and cannot be:
+// they are not operations but a way of listing operations, local to one
+// MCP server. find_tools answers from that server's own split of listed and
+// unlisted tools (a --tools core setting of MCP; Actions routes every
+// operation), and call_tool dispatches to the executor, so it cannot be one
+// of the executor's operations, and has no output schema of its own (it
+// answers with the result of whichever operation it ran, which the
+// executor validates against that operation's schema, and authorises for
+// the caller as if that tool had been called by name). A registry operation
+// needs both. Nothing runs through them that does not run through the
+// executor.
 const (
 	FindToolsName = "find_tools"
 	CallToolName  = "call_tool"
@@ -71,7 +84,8 @@ func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.O
 				return ErrorResult(err), nil
 			}
 			who, _ := principal.From(ctx)
-			out, isError := toolOutcome(ex.Call(ctx, who, t, in.Name, in.Arguments))
+			// The activity log names the operation run, on the call_tool surface.
+			out, isError := toolOutcome(ex.Call(activity.WithSurface(ctx, activity.SurfaceCallTool), who, t, in.Name, in.Arguments))
 			if isError {
 				return errorResult(out), nil
 			}
@@ -133,6 +147,13 @@ var leanBounds = map[string]float64{"maxLength": 256, "maxItems": 1000, "maximum
 // to choose or fill a tool; the inputs' descriptions; and the optional
 // inputs named in hide. find_tools gives any tool's full schema.
 // Everything else is kept as it is.
+//
+// It is the one place an adapter changes a schema the registry derived, and
+// only what a core server lists: a lean schema is a lighter description of
+// the same contract (everything it drops the executor checks against the
+// registry's schema all the same), for a model that pays for every listed
+// byte. The registry keeps one schema per operation, the contract every
+// surface validates and documents against.
 func leanInput(raw json.RawMessage, hide []string) json.RawMessage {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/executor"
 	"github.com/notebridge/notebridge/pkg/core/principal"
@@ -57,6 +58,9 @@ type noteResources struct {
 	// pages holds each resources/list answer from the request hook, which
 	// can fail the request, to the result hook, which fills the answer.
 	pages sync.Map // pageKey → []mcp.Resource + cursor
+	// callers holds the caller of each registered session (the principal
+	// its registering request carried): who a change is told to.
+	callers sync.Map // session id → principal.Principal
 }
 
 type listed struct {
@@ -70,6 +74,13 @@ func resourceOptions(r *noteResources) []server.ServerOption {
 	hooks := &server.Hooks{}
 	hooks.AddOnRequestInitialization(r.beforeRequest)
 	hooks.AddAfterListResources(r.afterList)
+	hooks.AddBeforeReadResource(r.beforeRead)
+	hooks.AddOnRegisterSession(func(ctx context.Context, s server.ClientSession) {
+		if who, ok := principal.From(ctx); ok {
+			r.callers.Store(s.SessionID(), who)
+		}
+	})
+	hooks.AddOnUnregisterSession(func(_ context.Context, s server.ClientSession) { r.callers.Delete(s.SessionID()) })
 	hooks.AddOnError(func(ctx context.Context, id any, method mcp.MCPMethod, _ any, _ error) {
 		if method == mcp.MethodResourcesList {
 			r.pages.Delete(pageKey(ctx, id)) // the result hook will not run
@@ -80,9 +91,9 @@ func resourceOptions(r *noteResources) []server.ServerOption {
 
 func (r *noteResources) addTemplates(s *server.MCPServer) {
 	s.AddResourceTemplate(mcp.NewResourceTemplate(NoteURITemplate, "Joplin note",
-		mcp.WithTemplateDescription("A note as Markdown with a metadata header."), mcp.WithTemplateMIMEType("text/markdown")), r.readNote)
+		mcp.WithTemplateDescription("A note as Markdown with a metadata header."), mcp.WithTemplateMIMEType("text/markdown")), r.served)
 	s.AddResourceTemplate(mcp.NewResourceTemplate(ResourceURITemplate, "Joplin attachment",
-		mcp.WithTemplateDescription("A file attached to notes, bounded like get_resource_content.")), r.readAttachment)
+		mcp.WithTemplateDescription("A file attached to notes, bounded like get_resource_content.")), r.served)
 }
 
 func pageKey(ctx context.Context, id any) string {
@@ -170,7 +181,7 @@ func (r *noteResources) list(ctx context.Context, cursor string) (listed, error)
 // none the executor refuses, as for a tool call.
 func (r *noteResources) call(ctx context.Context, name string, args json.RawMessage) (json.RawMessage, *domainerr.Error) {
 	who, _ := principal.From(ctx)
-	return r.ex.Call(ctx, who, r.t, name, args)
+	return r.ex.Call(activity.WithSurface(ctx, activity.SurfaceResources), who, r.t, name, args)
 }
 
 // callError renders a domain error for a JSON-RPC error message: its code
@@ -206,7 +217,63 @@ func (r *noteResources) readObject(ctx context.Context, uri, prefix, name string
 	return nil
 }
 
-func (r *noteResources) readNote(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+// readKey names the outcome of a read in the request's _meta, from
+// beforeRead to served. Only a Go value set by beforeRead is taken: what a
+// client sends under this key is JSON, never a *readOutcome.
+const readKey = "notebridge/read"
+
+// missingURI is the prefix beforeRead gives the URI of a read that found
+// nothing, so that no template matches it.
+const missingURI = "NOT_FOUND:"
+
+type readOutcome struct {
+	contents []mcp.ResourceContents
+	err      error
+}
+
+// beforeRead reads the resource before mcp-go picks its handler, since a
+// handler's error is always answered as an internal error (-32603). A read
+// that finds nothing leaves a URI no template matches, which mcp-go answers
+// as resource not found with the code of the session's protocol revision
+// (-32002; -32602 from 2026-07-28); any other outcome goes to served.
+func (r *noteResources) beforeRead(ctx context.Context, _ any, req *mcp.ReadResourceRequest) {
+	contents, err := r.read(ctx, req.Params.URI)
+	if errors.Is(err, server.ErrResourceNotFound) {
+		req.Params.URI = missingURI + req.Params.URI
+		return
+	}
+	if req.Params.Meta == nil {
+		req.Params.Meta = &mcp.Meta{}
+	}
+	if req.Params.Meta.AdditionalFields == nil {
+		req.Params.Meta.AdditionalFields = map[string]any{}
+	}
+	req.Params.Meta.AdditionalFields[readKey] = &readOutcome{contents, err}
+}
+
+// served answers a read with beforeRead's outcome, or reads it when the
+// hook did not run.
+func (r *noteResources) served(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+	if req.Params.Meta != nil {
+		if o, ok := req.Params.Meta.AdditionalFields[readKey].(*readOutcome); ok {
+			return o.contents, o.err
+		}
+	}
+	return r.read(ctx, req.Params.URI)
+}
+
+// read reads the note or attachment uri names.
+func (r *noteResources) read(ctx context.Context, uri string) ([]mcp.ResourceContents, error) {
+	switch {
+	case strings.HasPrefix(uri, notePrefix):
+		return r.readNote(ctx, uri)
+	case strings.HasPrefix(uri, resourcePrefix):
+		return r.readAttachment(ctx, uri)
+	}
+	return nil, notFoundURI()
+}
+
+func (r *noteResources) readNote(ctx context.Context, uri string) ([]mcp.ResourceContents, error) {
 	var n struct {
 		ID          string `json:"id"`
 		Title       string `json:"title"`
@@ -215,13 +282,13 @@ func (r *noteResources) readNote(ctx context.Context, req mcp.ReadResourceReques
 		UpdatedTime int64  `json:"updated_time"`
 		Trashed     bool   `json:"trashed"`
 	}
-	if err := r.readObject(ctx, req.Params.URI, notePrefix, "get_note", map[string]any{"view": "full"}, &n); err != nil {
+	if err := r.readObject(ctx, uri, notePrefix, "get_note", map[string]any{"view": "full"}, &n); err != nil {
 		return nil, err
 	}
 	if n.Trashed {
 		return nil, notFoundURI()
 	}
-	return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/markdown", Text: noteMarkdown(n.ID, n.Title, n.NotebookID, n.UpdatedTime, n.Body)}}, nil
+	return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/markdown", Text: noteMarkdown(n.ID, n.Title, n.NotebookID, n.UpdatedTime, n.Body)}}, nil
 }
 
 // noteMarkdown is a note as a resource: a front-matter header, then the
@@ -232,20 +299,30 @@ func noteMarkdown(id, title, notebook string, updated int64, body string) string
 		t, id, notebook, time.UnixMilli(updated).UTC().Format(time.RFC3339), id, body)
 }
 
-func (r *noteResources) readAttachment(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+func (r *noteResources) readAttachment(ctx context.Context, uri string) ([]mcp.ResourceContents, error) {
 	var c struct {
 		Mime       string `json:"mime"`
 		DataBase64 string `json:"data_base64"`
 	}
-	if err := r.readObject(ctx, req.Params.URI, resourcePrefix, "get_resource_content", map[string]any{}, &c); err != nil {
+	if err := r.readObject(ctx, uri, resourcePrefix, "get_resource_content", map[string]any{}, &c); err != nil {
 		return nil, err
 	}
-	return []mcp.ResourceContents{mcp.BlobResourceContents{URI: req.Params.URI, MIMEType: c.Mime, Blob: c.DataBase64}}, nil
+	return []mcp.ResourceContents{mcp.BlobResourceContents{URI: uri, MIMEType: c.Mime, Blob: c.DataBase64}}, nil
 }
 
-// NotifyResourcesChanged tells every client of s that the note resources
-// changed (notifications/resources/list_changed); the bridge calls it when
-// a write it made changed a note.
-func NotifyResourcesChanged(s *Server) {
-	s.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationResourcesListChanged), nil)
+// NotifyResourcesChanged tells the clients of s that may see a change
+// that the note resources changed (notifications/resources/list_changed):
+// those whose session's caller sees reports true for. A session registered
+// without a caller is told nothing. The bridge calls it when a write it
+// made changed a note.
+func NotifyResourcesChanged(s *Server, sees func(principal.Principal) bool) {
+	if s.notes == nil {
+		return
+	}
+	s.notes.callers.Range(func(id, who any) bool {
+		if sees(who.(principal.Principal)) {
+			_ = s.mcp.SendNotificationToSpecificClient(id.(string), string(mcp.MethodNotificationResourcesListChanged), nil)
+		}
+		return true
+	})
 }

@@ -36,8 +36,10 @@ type Server struct {
 	ex    *executor.Executor
 	t     registry.Transport
 	tools map[string]bool // the tools added to mcp, by name
-	// resources is set when the notes are served as MCP resources.
+	// resources is set when the notes are served as MCP resources, by
+	// notes.
 	resources bool
+	notes     *noteResources
 }
 
 // NewServer builds an MCP server exposing the operations of ex's registry
@@ -84,7 +86,7 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string, opti
 		tools = append(tools, onDemandTools(ex, t, ops, names)...)
 	}
 	s.AddTools(tools...)
-	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil}
+	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil, notes: res}
 }
 
 // ServerOption configures NewServer.

@@ -73,6 +73,8 @@ func serveStdio(ctx context.Context, s *Server, in io.Reader, out io.Writer, max
 				}()
 			} else if isBatch(msg) {
 				w.message(errorResponse(mcp.INVALID_REQUEST, batchError))
+			} else if derr, deep := tooDeep(msg); deep {
+				w.message(errorResponse(mcp.INVALID_REQUEST, string(derr.Code)+": "+derr.Message))
 			} else if isInitialize(msg) {
 				// The handshake is answered before any later line is read,
 				// so no response can overtake it.

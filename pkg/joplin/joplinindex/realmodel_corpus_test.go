@@ -1,0 +1,107 @@
+//go:build realmodel
+
+package joplinindex
+
+// gradedNotes is the corpus the real-model test ranks: personal notes of
+// one person over many subjects, with near-duplicates (two kitchen notes,
+// two trips, two budgets, two appointments) and distractors that share the
+// words of a query but not its meaning. Title, body, notebook.
+var gradedNotes = []struct{ title, body, notebook string }{
+	{"Kitchen works", "# Budget\nAgreed with Sam: at most 14,000 euros for the remodel.\n# Schedule\nThe old stove goes in March; new worktop in oak.", "Home"},
+	{"Kitchen shopping list", "oven gloves, dish soap, sponges, bin bags", "Home"},
+	{"Bathroom refit", "Tiles quote came in at 3,000 euros; the plumber comes next week to move the shower.", "Home"},
+	{"Living room paint", "Chose a warm grey for the walls; two litres of primer; ceiling stays white.", "Home"},
+	{"Boiler service", "The heating engineer checks the gas boiler every October; last visit found low pressure.", "Home"},
+	{"Japan trip", "Flights to Tokyo in April, two nights in Kyoto, a seven-day rail pass.", "Travel"},
+	{"Lisbon weekend", "Hotel near the river, tram 28 to the castle, custard tarts in Belém.", "Travel"},
+	{"Passport renewal", "My passport expires in June; the form needs two photos and the old passport.", "Travel"},
+	{"Packing list for hiking", "Boots, rain jacket, water filter, head torch, blister plasters.", "Travel"},
+	{"GP appointment", "Checkup at the clinic on Tuesday at 9; bring the list of medicines.", "Health"},
+	{"Dentist", "Filling on the lower left molar next Thursday afternoon.", "Health"},
+	{"Running plan", "Three runs a week: intervals on Monday, easy on Wednesday, long run on Sunday.", "Health"},
+	{"Allergy notes", "Hay fever worst in May; antihistamine in the morning helps.", "Health"},
+	{"Sleep diary", "Going to bed at eleven and no screens after ten: I wake up less at night.", "Health"},
+	{"Garden plans", "Tomatoes and seedlings in the greenhouse; a compost delivery on Saturday.", "Garden"},
+	{"Lawn care", "Mow every ten days in summer; feed the grass in April and September.", "Garden"},
+	{"Fruit trees", "Prune the apple and pear trees in winter while they are dormant.", "Garden"},
+	{"Car", "The tyres need replacing; the garage is booked for Friday.", "Car"},
+	{"Car insurance", "Renewal quote went up by 80 euros; compare other insurers before the 1st.", "Car"},
+	{"School", "Meeting with the teacher about homework for our daughter.", "Family"},
+	{"Birthday party", "Emma turns eight: invitations for twelve friends, a chocolate cake, party games in the park.", "Family"},
+	{"Swimming lessons", "Leo's swimming class moved to Saturday morning at the leisure centre.", "Family"},
+	{"Grandma's recipes", "Apple crumble: butter, flour, sugar, cooking apples, cinnamon; bake for forty minutes.", "Family"},
+	{"Guitar", "Chords for twenty minutes a day; lessons on Friday with Ana.", "Hobbies"},
+	{"Book club", "This month we read a novel about a lighthouse keeper; meeting at Jo's house.", "Hobbies"},
+	{"Photography", "Learn manual exposure: aperture, shutter speed and ISO; practise at golden hour.", "Hobbies"},
+	{"Chess openings", "Study the Sicilian defence and the Queen's gambit; play one online game a day.", "Hobbies"},
+	{"Project Apollo", "Client deadline moved to the 15th; the status report is due on Monday.", "Work"},
+	{"Team offsite", "Two days in the countryside to plan next year's roadmap with the whole team.", "Work"},
+	{"Performance review", "Write my self-assessment: shipped the billing migration, mentored two juniors.", "Work"},
+	{"Conference talk", "Slides for my talk on database indexing; rehearse it twice before the event.", "Work"},
+	{"Holiday budget", "Spend at most 2,000 euros on the summer vacation, flights included.", "Money"},
+	{"Monthly budget", "Rent, groceries, utilities and savings; groceries ran over by 60 euros.", "Money"},
+	{"Tax return", "File the return before the end of January; gather the receipts for charity gifts.", "Money"},
+	{"Pension", "Increase my retirement contributions to eight percent of salary.", "Money"},
+	{"Dog", "Rex needs his vaccination booster; buy a larger lead and dental chews.", "Pets"},
+	{"Cat sitter", "The neighbour feeds the cat twice a day while we are away; the key is under the pot.", "Pets"},
+	{"Laptop backup", "Back up photos to the external drive every Sunday; test a restore once a month.", "Tech"},
+	{"Wi-Fi problems", "The router drops the connection upstairs; try a mesh extender in the hallway.", "Tech"},
+	{"Password manager", "Move all logins to the password manager and turn on two-factor authentication.", "Tech"},
+	{"Moving house", "Boxes from the supermarket; book the van for the 3rd; redirect the post.", "Home"},
+	{"Wedding anniversary", "Ten years in May: book the restaurant where we had our first date.", "Family"},
+	{"Volunteering", "Saturday shifts at the food bank sorting donations.", "Hobbies"},
+	{"Electric bill", "The electricity tariff ends in March; a fixed deal would save money.", "Money"},
+}
+
+// gradedQueries are paraphrases graded by hand: 2 is the note the query
+// means, 1 a note on the same subject. Most share no words with their
+// note; several share words with a distractor instead (marked).
+var gradedQueries = []struct {
+	query string
+	rel   map[string]int
+}{
+	{"what did I decide about the kitchen renovation budget", map[string]int{"Kitchen works": 2, "Bathroom refit": 1, "Kitchen shopping list": 1}},
+	{"how much money for redoing the cooking area", map[string]int{"Kitchen works": 2, "Bathroom refit": 1}},
+	{"when is my physician visit", map[string]int{"GP appointment": 2, "Dentist": 1}},
+	{"vacation in asia", map[string]int{"Japan trip": 2, "Holiday budget": 1, "Lisbon weekend": 1}},
+	{"vehicle mechanic", map[string]int{"Car": 2, "Car insurance": 1}},
+	{"growing vegetables", map[string]int{"Garden plans": 2, "Fruit trees": 1}},
+	{"practising a musical instrument", map[string]int{"Guitar": 2}},
+	{"talk with my child's teacher", map[string]int{"School": 2}},
+	{"when is the client's project due", map[string]int{"Project Apollo": 2, "Performance review": 1}},
+	{"colour for the walls", map[string]int{"Living room paint": 2}},
+	{"tooth treatment", map[string]int{"Dentist": 2, "GP appointment": 1}},
+	{"jogging schedule", map[string]int{"Running plan": 2}},
+	{"sneezing in spring", map[string]int{"Allergy notes": 2}},
+	{"trouble sleeping", map[string]int{"Sleep diary": 2}},
+	{"cutting the grass", map[string]int{"Lawn care": 2, "Garden plans": 1}},
+	{"trimming branches", map[string]int{"Fruit trees": 2}},
+	// "cooking" is in the apple crumble note and the kitchen notes; the query means the party.
+	{"celebration for my daughter turning eight", map[string]int{"Birthday party": 2}},
+	{"kids learning to swim", map[string]int{"Swimming lessons": 2}},
+	{"dessert my grandmother used to make", map[string]int{"Grandma's recipes": 2}},
+	{"reading group", map[string]int{"Book club": 2}},
+	{"camera settings", map[string]int{"Photography": 2}},
+	{"board game strategy", map[string]int{"Chess openings": 2}},
+	{"company retreat", map[string]int{"Team offsite": 2}},
+	{"yearly appraisal", map[string]int{"Performance review": 2}},
+	{"preparing a presentation", map[string]int{"Conference talk": 2}},
+	{"household spending plan", map[string]int{"Monthly budget": 2, "Holiday budget": 1, "Electric bill": 1}},
+	{"paying income tax", map[string]int{"Tax return": 2}},
+	{"saving for retirement", map[string]int{"Pension": 2}},
+	{"puppy vet shots", map[string]int{"Dog": 2}},
+	{"who looks after the pet when we travel", map[string]int{"Cat sitter": 2}},
+	{"copying files in case the computer dies", map[string]int{"Laptop backup": 2}},
+	{"internet is slow in the bedroom", map[string]int{"Wi-Fi problems": 2}},
+	{"securing my accounts", map[string]int{"Password manager": 2}},
+	{"relocating to a new home", map[string]int{"Moving house": 2}},
+	{"dinner to celebrate our marriage", map[string]int{"Wedding anniversary": 2}},
+	{"charity work at the weekend", map[string]int{"Volunteering": 2}},
+	{"cheaper power supplier", map[string]int{"Electric bill": 2, "Monthly budget": 1}},
+	{"heating check", map[string]int{"Boiler service": 2}},
+	{"travel documents expiring", map[string]int{"Passport renewal": 2}},
+	// "list" and "trip" are words of other notes (Kitchen shopping list, Japan trip).
+	{"what to bring on a mountain trip list", map[string]int{"Packing list for hiking": 2}},
+	{"city break in portugal", map[string]int{"Lisbon weekend": 2, "Japan trip": 1}},
+	{"insurance price went up for the car", map[string]int{"Car insurance": 2, "Car": 1}},
+}
