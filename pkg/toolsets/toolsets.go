@@ -15,6 +15,7 @@ import (
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 	"github.com/notebridge/notebridge/pkg/joplin/syncstate"
 	"github.com/notebridge/notebridge/pkg/okf/okfops"
+	"github.com/notebridge/notebridge/pkg/toolsets/okfbridge"
 )
 
 // Toolsets lists the known toolsets, in catalog order.
@@ -102,6 +103,10 @@ func Build(cfg Config) (*registry.Registry, error) {
 	}
 	if contains(enabled, okfops.Toolset) {
 		ops = append(ops, okfops.Operations(cfg.OKF)...)
+	}
+	// The Joplin ↔ OKF bridge needs both sides.
+	if contains(enabled, joplinops.Toolset) && contains(enabled, okfops.Toolset) {
+		ops = append(ops, okfbridge.Operations(cfg.Joplin, cfg.OKF)...)
 	}
 	reg, err := registry.New(ops...)
 	if err != nil || !cfg.ReadOnly {
