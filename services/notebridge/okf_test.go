@@ -29,7 +29,7 @@ func capabilityOps(t *testing.T, args ...string) map[string][]string {
 }
 
 // TestToolsetsAndOKFExposure: --toolsets selects operation sets and the
-// disabled ones appear nowhere; OKF is stdio-only unless roots are set, and
+// disabled ones appear nowhere (the Joplin ↔ OKF operations need both); OKF is stdio-only unless roots are set, and
 // never reaches Actions or the OpenAPI document.
 func TestToolsetsAndOKFExposure(t *testing.T) {
 	all := capabilityOps(t)
@@ -47,8 +47,15 @@ func TestToolsetsAndOKFExposure(t *testing.T) {
 	if joplinOnly["list_concepts"] != nil || joplinOnly["list_notes"] == nil {
 		t.Fatalf("--toolsets joplin: %v", joplinOnly)
 	}
-	if len(okfOnly)+len(joplinOnly) != len(all) {
-		t.Fatalf("the toolsets do not partition the catalog: %d + %d != %d", len(okfOnly), len(joplinOnly), len(all))
+	// The Joplin ↔ OKF operations need both toolsets, and only they.
+	bridging := []string{"export_notebook_to_okf", "preview_okf_to_notebook"}
+	for _, name := range bridging {
+		if all[name] == nil || okfOnly[name] != nil || joplinOnly[name] != nil {
+			t.Fatalf("%s: both toolsets %v, okf only %v, joplin only %v", name, all[name], okfOnly[name], joplinOnly[name])
+		}
+	}
+	if len(okfOnly)+len(joplinOnly)+len(bridging) != len(all) {
+		t.Fatalf("the toolsets do not partition the catalog: %d + %d + %d != %d", len(okfOnly), len(joplinOnly), len(bridging), len(all))
 	}
 	rooted := capabilityOps(t, "--okf-roots", "/srv/bundles")
 	if got := strings.Join(rooted["list_concepts"], ","); got != "mcp-stdio,mcp-http" {
