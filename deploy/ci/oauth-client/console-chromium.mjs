@@ -104,6 +104,15 @@ try {
     assert.notEqual(r.isError, true, `search: ${JSON.stringify(r.content).slice(0, 300)}`);
     return r.structuredContent.items.map((h) => h.title).sort();
   };
+  // Search answers from the index once it is built (before, Joplin's own
+  // search answers, which the fake Joplin does by title only): wait for
+  // joplin_status to say so.
+  for (let i = 0; ; i++) {
+    const st = (await client.callTool({ name: 'joplin_status', arguments: {} })).structuredContent;
+    if (st?.index?.state === 'ready') break;
+    assert.ok(i < 600, `the search index never became ready: ${JSON.stringify(st?.index)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   assert.deepEqual(await search(), ['Alpha note', 'Beta note'], 'the grant sees Alpha and Beta');
   const hit = (await client.callTool({ name: 'search', arguments: { query: 'lemon' } })).structuredContent.items.find((h) => h.title === 'Alpha note');
   const note = (await client.callTool({ name: 'get_note', arguments: { id: hit.id } })).structuredContent;
