@@ -13,7 +13,6 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/auth/consent"
 	"github.com/notebridge/notebridge/pkg/auth/oauthserver"
-	"github.com/notebridge/notebridge/pkg/core/activity"
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/principal"
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -97,10 +96,10 @@ func (c *config) staticTokens() []console.StaticToken {
 		}
 		return s
 	}
-	out := []console.StaticToken{{Name: "MCP bearer token", Credential: activity.Credential(principal.StaticMCP()), Notebooks: describe(c.MCPNotebooks, c.MCPWriteNotebooks),
+	out := []console.StaticToken{{Name: "MCP bearer token", Credential: principal.StaticMCP().Credential(), Notebooks: describe(c.MCPNotebooks, c.MCPWriteNotebooks),
 		Rotate: "replace the token file " + c.MCPTokenFile + " with a new token and restart the bridge"}}
 	if c.ActionsEnabled {
-		out = append(out, console.StaticToken{Name: "GPT Actions bearer token", Credential: activity.Credential(principal.StaticActions()),
+		out = append(out, console.StaticToken{Name: "GPT Actions bearer token", Credential: principal.StaticActions().Credential(),
 			Notebooks: describe(c.ActionsNotebooks, c.ActionsWriteNotebooks),
 			Rotate:    "replace the token file " + c.ActionsTokenFile + " with a new token, restart the bridge and update the GPT"})
 	}

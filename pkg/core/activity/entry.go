@@ -10,8 +10,6 @@ package activity
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/notebridge/notebridge/pkg/core/principal"
 )
 
 // The surfaces a call arrives on.
@@ -43,24 +41,6 @@ type Entry struct {
 	Receipt    *string   `json:"receipt"`
 	Bytes      int       `json:"bytes"`
 	Query      *Query    `json:"query,omitempty"`
-}
-
-// Credential names how p authenticated, for the activity log: never a
-// secret, only which credential.
-func Credential(p principal.Principal) string {
-	switch p.Kind() {
-	case principal.StdioOwner:
-		return "stdio"
-	case principal.MCPToken:
-		return "token:mcp"
-	case principal.ActionsToken:
-		return "token:actions"
-	case principal.OAuthGrant:
-		return "oauth:" + p.GrantID()
-	case principal.ConsoleOwner:
-		return "console"
-	}
-	return "none"
 }
 
 // Query summarises a search query without its text.

@@ -33,7 +33,7 @@ func (e *Executor) tracked(ctx context.Context, p principal.Principal, t registr
 	en := activity.Entry{
 		Time:       start.UTC(),
 		Surface:    surfaceOf(ctx, t),
-		Credential: activity.Credential(p),
+		Credential: p.Credential(),
 		Tool:       e.loggedName(name),
 		Outcome:    activity.OutcomeOK,
 		DurationMS: float64(time.Since(start).Microseconds()) / 1000,

@@ -102,6 +102,25 @@ func (p Principal) Scopes() scope.Set { return p.scopes }
 // refreshes. Empty for other kinds.
 func (p Principal) GrantID() string { return p.grantID }
 
+// Credential names how p authenticated, never a secret: "stdio",
+// "token:mcp", "token:actions", "oauth:<grant id>", "console", or "none"
+// (the activity log, the notebook pins and the console name callers so).
+func (p Principal) Credential() string {
+	switch p.kind {
+	case StdioOwner:
+		return "stdio"
+	case MCPToken:
+		return "token:mcp"
+	case ActionsToken:
+		return "token:actions"
+	case OAuthGrant:
+		return "oauth:" + p.grantID
+	case ConsoleOwner:
+		return "console"
+	}
+	return "none"
+}
+
 type ctxKey struct{}
 
 // With returns ctx carrying p, for transports that hand a context, not a

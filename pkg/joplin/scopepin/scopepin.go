@@ -102,24 +102,6 @@ func paths(sc notebookscope.Scope) []string {
 	return out
 }
 
-// credential names the credential of p for the pins: its kind, and for an
-// OAuth grant the grant.
-func credential(p principal.Principal) string {
-	switch p.Kind() {
-	case principal.StdioOwner:
-		return "stdio"
-	case principal.MCPToken:
-		return "mcp-token"
-	case principal.ActionsToken:
-		return "actions-token"
-	case principal.OAuthGrant:
-		return "oauth:" + p.GrantID()
-	case principal.ConsoleOwner:
-		return "console"
-	}
-	return "unknown"
-}
-
 func key(cred string, sc notebookscope.Scope) string { return cred + "\x00" + sc.Key() }
 
 // Pin returns sc, the scope of ctx's caller, with every path replaced by
@@ -133,7 +115,7 @@ func (p *Pins) Pin(ctx context.Context, sc notebookscope.Scope, tree *notebooksc
 		return sc, nil
 	}
 	who, _ := principal.From(ctx)
-	cred := credential(who)
+	cred := who.Credential()
 	k := key(cred, sc)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -245,7 +227,7 @@ func (p *Pins) Mismatches(ctx context.Context, sc notebookscope.Scope) []Mismatc
 	who, _ := principal.From(ctx)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return slices.Clone(p.mismatches[key(credential(who), sc)])
+	return slices.Clone(p.mismatches[key(who.Credential(), sc)])
 }
 
 // load reads the file unless already read. A missing file is no pins; an
