@@ -3,7 +3,6 @@ package joplinops
 import (
 	"context"
 	"encoding/json"
-	"net/url"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
@@ -12,8 +11,8 @@ import (
 
 // loadNote reads one note (trashed or not) with the given fields.
 func (o *Ops) loadNote(ctx context.Context, id, fields string) (joplin.Note, error) {
-	var n joplin.Note
-	if err := o.c.Get(ctx, "/notes/"+id, url.Values{"fields": {fields}}, &n); err != nil {
+	n, err := o.c.Note(ctx, id, fields)
+	if err != nil {
 		return joplin.Note{}, missing(err, "note", id)
 	}
 	return n, nil

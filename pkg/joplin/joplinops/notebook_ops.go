@@ -37,8 +37,6 @@ type notebookRow struct {
 	UpdatedTime int64 `json:"updated_time"`
 }
 
-const notebookRowFields = "id,parent_id,title,created_time,updated_time,deleted_time"
-
 // toNotebook combines a row with its direct sub-notebooks, taken from all.
 func (r notebookRow) toNotebook(all []apiFolder) Notebook {
 	kids := []NotebookRef{}
@@ -74,11 +72,12 @@ func missing(err error, role, id string) error {
 // loadNotebook reads one notebook, trashed or not; role names it in a
 // NOT_FOUND error.
 func (o *Ops) loadNotebook(ctx context.Context, id, role string) (notebookRow, error) {
-	var r notebookRow
-	if err := o.c.Get(ctx, "/folders/"+id, url.Values{"fields": {notebookRowFields}}, &r); err != nil {
+	f, err := o.c.Folder(ctx, id)
+	if err != nil {
 		return notebookRow{}, missing(err, role, id)
 	}
-	return r, nil
+	return notebookRow{apiFolder: apiFolder{ID: f.ID, ParentID: f.ParentID, Title: f.Title, DeletedTime: f.DeletedTime},
+		CreatedTime: f.CreatedTime, UpdatedTime: f.UpdatedTime}, nil
 }
 
 // allFolders lists every notebook, trashed ones included: GET /folders

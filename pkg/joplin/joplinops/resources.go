@@ -13,6 +13,7 @@ import (
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/core/registry"
+	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
 )
 
@@ -28,15 +29,13 @@ type Resource struct {
 	UpdatedTime int64  `json:"updated_time" schema:"min=0,max=9007199254740992"`
 }
 
-const resourceFields = "id,title,mime,filename,size,created_time,updated_time"
-
-// resourceProps are the schema properties of Resource.
+// loadResource reads one resource's metadata; a missing one is NOT_FOUND.
 func (o *Ops) loadResource(ctx context.Context, id string) (Resource, error) {
-	var r Resource
-	if err := o.c.Get(ctx, "/resources/"+id, url.Values{"fields": {resourceFields}}, &r); err != nil {
+	r, err := o.c.Resource(ctx, id)
+	if err != nil {
 		return Resource{}, missing(err, "resource", id)
 	}
-	return r, nil
+	return Resource(r), nil
 }
 
 // tooLarge is the RESOURCE_TOO_LARGE error for content of size bytes.
@@ -51,7 +50,7 @@ func (o *Ops) content(ctx context.Context, r Resource) ([]byte, error) {
 	if r.Size > o.limits.MaxResourceBytes {
 		return nil, tooLarge(r.Size, o.limits.MaxResourceBytes)
 	}
-	data, err := o.c.GetRaw(ctx, "/resources/"+r.ID+"/file")
+	data, err := o.c.ResourceFile(ctx, r.ID)
 	if err != nil {
 		return nil, missing(err, "resource", r.ID)
 	}
@@ -99,7 +98,7 @@ func (o *Ops) doListResources(ctx context.Context, in listResourcesIn) (listReso
 		}
 	}
 	q := url.Values{
-		"fields": {resourceFields}, "limit": {strconv.Itoa(limit)}, "page": {strconv.Itoa(page)},
+		"fields": {joplin.ResourceFields}, "limit": {strconv.Itoa(limit)}, "page": {strconv.Itoa(page)},
 		"order_by": {orderBy}, "order_dir": {map[string]string{"asc": "ASC", "desc": "DESC"}[dir]},
 	}
 	var p struct {

@@ -71,11 +71,11 @@ func tagLikePattern(title string) string {
 
 // loadTag reads one tag; a missing one is NOT_FOUND with details.missing "tag".
 func (o *Ops) loadTag(ctx context.Context, id string) (Tag, error) {
-	var t Tag
-	if err := o.c.Get(ctx, "/tags/"+id, url.Values{"fields": {"id,title"}}, &t); err != nil {
+	t, err := o.c.Tag(ctx, id)
+	if err != nil {
 		return Tag{}, missing(err, "tag", id)
 	}
-	return t, nil
+	return Tag(t), nil
 }
 
 // tagMatches lists the tags other than self whose normalized title is
