@@ -77,7 +77,8 @@ try {
     `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--window-size=900,900',
     `--host-resolver-rules=MAP ${domain}:443 127.0.0.1:${port}`,
     `--ignore-certificate-errors-spki-list=${need('OAUTH_CA_SPKI')}`, 'about:blank'],
-  { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group, so that cleanup ends its helper processes too.
+  { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   if (process.env.CHROMIUM_PID_FILE) writeFileSync(process.env.CHROMIUM_PID_FILE, `${chromium.pid}\n`);
   let chromiumErr = '';
   chromium.stderr.on('data', (d) => { chromiumErr += d; });
@@ -220,9 +221,18 @@ try {
     chromium.kill('SIGTERM');
     await gone;
   }
+  // The helpers (zygote, crashpad) may outlive the browser and go on
+  // writing the profile: end the whole group before removing it.
+  if (chromium) {
+    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
   callback.close();
   await dispatcher.close();
-  // Chromium's helper processes may still be writing the profile as the
-  // main process exits: Node retries ENOTEMPTY/EBUSY itself.
-  rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  // Removing the temporary profile is cleanup, not a check: a failure is
+  // reported, not fatal.
+  try {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (e) {
+    console.error(`consent-chromium: warning: the browser profile ${profile} was not removed: ${e.code}`);
+  }
 }

@@ -131,7 +131,8 @@ try {
     `--user-data-dir=${profile}`, '--remote-debugging-port=0', '--window-size=420,900',
     `--host-resolver-rules=MAP ${domain}:443 127.0.0.1:${port}`,
     `--ignore-certificate-errors-spki-list=${need('OAUTH_CA_SPKI')}`, 'about:blank'],
-  { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its own process group, so that cleanup ends its helper processes too.
+  { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   if (process.env.CHROMIUM_PID_FILE) writeFileSync(process.env.CHROMIUM_PID_FILE, `${chromium.pid}\n`);
   let chromiumErr = '';
   chromium.stderr.on('data', (d) => { chromiumErr += d; });
@@ -249,6 +250,17 @@ try {
     chromium.kill('SIGTERM');
     await gone;
   }
+  // The helpers (zygote, crashpad) may outlive the browser and go on
+  // writing the profile: end the whole group before removing it.
+  if (chromium) {
+    try { process.kill(-chromium.pid, 'SIGKILL'); } catch { /* already gone */ }
+  }
   await dispatcher.close();
-  rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  // Removing the temporary profile is cleanup, not a check: a failure is
+  // reported, not fatal.
+  try {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+  } catch (e) {
+    console.error(`console-chromium: warning: the browser profile ${profile} was not removed: ${e.code}`);
+  }
 }
