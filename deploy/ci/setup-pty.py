@@ -14,6 +14,7 @@ import os
 import pty
 import select
 import sys
+import termios
 import threading
 import time
 
@@ -70,15 +71,31 @@ def answer(prompt, text):
     os.write(fd, text.encode() + b"\r")
 
 
+def hidden_answer(prompt, text, timeout=20):
+    """Answers a hidden prompt once the terminal has stopped echoing (the
+    prompt may show a moment before the program turns echo off): the
+    answer is typed after the state changes, never after a guessed time."""
+    global out
+    until(prompt)
+    end = time.time() + timeout
+    while termios.tcgetattr(fd)[3] & termios.ECHO:
+        if time.time() > end:
+            sys.exit(f"setup-pty: the terminal still echoes at {prompt!r}: the answer would show")
+        r, _, _ = select.select([fd], [], [], 0.05)
+        if r:
+            out += os.read(fd, 4096)
+    os.write(fd, text.encode() + b"\r")
+
+
 answer("Reached by", "ftp")
 answer("Reached by", "local")
 answer("Sync target", "webdav")
 answer("Its URL", url)
 answer("The user name", "me")
-answer("The password", WRONG)
+hidden_answer("The password", WRONG)
 answer("Its URL", url)
 answer("The user name", "me")
-answer("The password", PASSWORD)
+hidden_answer("The password", PASSWORD)
 answer("end-to-end encrypted", "no")
 answer("Search by meaning", "off")
 until("Start the stack")
