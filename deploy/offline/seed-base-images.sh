@@ -92,8 +92,11 @@ dockerfile_bases() {
 }
 
 # Images compose.yaml runs without building them (built ones are ours).
+# The tunnel sidecars (profiles cloudflare and tailscale, docs/tunnels.md)
+# are the vendors' images, pulled only when a person turns a tunnel on;
+# nothing here builds or seeds them, and CI starts neither profile.
 compose_images() {
-  awk '$1 == "image:" && $2 !~ /^notebridge\// { print $2 }' "$REPO/compose.yaml"
+  awk '$1 == "image:" && $2 !~ /^notebridge\// && $2 !~ /^\$\{NOTEBRIDGE_(CLOUDFLARED|TAILSCALE)_IMAGE:-/ { print $2 }' "$REPO/compose.yaml"
 }
 
 needed_tags() {
