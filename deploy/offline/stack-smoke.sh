@@ -100,7 +100,7 @@ export NOTEBRIDGE_HTTPS_PORT="$HTTPS_PORT" NOTEBRIDGE_HTTP_PORT="$HTTP_PORT"
 # Two networks cannot share a subnet: Caddy's fixed address moves with it.
 # SMOKE_EDGE_NET (default 172.31.254) moves it for a second run beside this one.
 EDGE_NET="${SMOKE_EDGE_NET:-172.31.254}"
-export NOTEBRIDGE_EDGE_SUBNET="$EDGE_NET.0/24" NOTEBRIDGE_EDGE_DYNAMIC="$EDGE_NET.128/25" NOTEBRIDGE_CADDY_ADDR="$EDGE_NET.2"
+export NOTEBRIDGE_EDGE_SUBNET="$EDGE_NET.0/24" NOTEBRIDGE_EDGE_DYNAMIC="$EDGE_NET.128/25" NOTEBRIDGE_CADDY_ADDR="$EDGE_NET.2" NOTEBRIDGE_TUNNEL_ADDR="$EDGE_NET.3"
 if [ "$OAUTH" = 1 ]; then
   export NOTEBRIDGE_DOMAIN="$HOST" NOTEBRIDGE_PUBLISH_MCP=on NOTEBRIDGE_OAUTH=true
 fi
@@ -370,9 +370,9 @@ if [ "$OAUTH" = 1 ]; then
   # and the operator's command sees the client just registered.
   caddy_ip="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}' "$(dc ps -q caddy | head -n1)" 2>/dev/null || true)"
   trusted="$(docker inspect -f '{{range .Config.Env}}{{println .}}{{end}}' "$(dc ps -q bridge | head -n1)" 2>/dev/null | sed -n 's/^NOTEBRIDGE_TRUSTED_PROXIES=//p')"
-  if [ "${caddy_ip% }" = "$NOTEBRIDGE_CADDY_ADDR" ] && [ "$trusted" = "127.0.0.0/8,::1/128,$NOTEBRIDGE_CADDY_ADDR/32" ] &&
+  if [ "${caddy_ip% }" = "$NOTEBRIDGE_CADDY_ADDR" ] && [ "$trusted" = "127.0.0.0/8,::1/128,$NOTEBRIDGE_CADDY_ADDR/32,$NOTEBRIDGE_TUNNEL_ADDR/32" ] &&
      dc exec -T bridge notebridge oauth clients 2>/dev/null | grep -q '"nbsmoke"'; then
-    pass "4e Caddy at $NOTEBRIDGE_CADDY_ADDR is the bridge's trusted proxy; oauth clients lists the new client"
+    pass "4e Caddy at $NOTEBRIDGE_CADDY_ADDR (and the tunnel sidecar's $NOTEBRIDGE_TUNNEL_ADDR) are the bridge's trusted proxies; oauth clients lists the new client"
   else fail "4e-oauth-proxy" "(caddy at '$caddy_ip', trusted '$trusted')"; fi
 else
   for method in GET POST; do
