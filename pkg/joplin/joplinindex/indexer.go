@@ -102,10 +102,16 @@ type Indexer struct {
 	// is when the last step ended (Unix ns).
 	idlePolls atomic.Int32
 	lastPoll  atomic.Int64
+	// lastCatchUp is when the last step a search asked for began (Unix
+	// ns): only such a step spares the searches right after it a poll.
+	lastCatchUp atomic.Int64
 	// wake cuts an idle wait short; catchUps asks for a step now and is
-	// closed after it.
+	// closed after it; asked is the request not yet taken by the loop,
+	// which a search arriving meanwhile waits for too.
 	wake     chan struct{}
 	catchUps chan chan struct{}
+	askMu    sync.Mutex
+	asked    chan struct{}
 	// meaning is search by meaning; nil when off.
 	meaning *meaning
 
@@ -338,11 +344,11 @@ func (x *Indexer) run(ctx context.Context) {
 			case <-t.C:
 			case w := <-x.catchUps:
 				t.Stop()
-				waiting = append(waiting, w)
+				waiting = append(waiting, x.takeCatchUp(w))
 			}
 		case w := <-x.catchUps:
 			t.Stop()
-			waiting = append(waiting, w)
+			waiting = append(waiting, x.takeCatchUp(w))
 		}
 	}
 }

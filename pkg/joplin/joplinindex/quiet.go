@@ -40,19 +40,26 @@ func (x *Indexer) touch() {
 	}
 }
 
-// catchUp has the loop poll /events now, unless it did within
-// cfg.CatchUp, and waits (at most 2 s) for that poll: a search sees the
-// external changes made before it, however long the loop was idle.
+// catchUp has the loop poll /events now and waits (at most 2 s) for that
+// poll: a search sees the external changes made before it, however long
+// the loop was idle. Only a poll another search asked for, begun within
+// cfg.CatchUp, spares it: a background poll a moment before the search
+// may have run before a change the search must see (issue 35). Searches
+// arriving while a request waits for the loop share it.
 func (x *Indexer) catchUp(ctx context.Context) {
-	if time.Since(time.Unix(0, x.lastPoll.Load())) < x.cfg.CatchUp {
+	if time.Since(time.Unix(0, x.lastCatchUp.Load())) < x.cfg.CatchUp {
 		return
 	}
-	done := make(chan struct{})
-	select {
-	case x.catchUps <- done:
-	default:
-		return // the loop is not running, or another search asked already
+	x.askMu.Lock()
+	done := x.asked
+	if done == nil {
+		// The buffer (one) is empty while no request waits: this send
+		// never blocks, and the loop serves it once running.
+		done = make(chan struct{})
+		x.catchUps <- done
+		x.asked = done
 	}
+	x.askMu.Unlock()
 	t := time.NewTimer(2 * time.Second)
 	defer t.Stop()
 	select {
@@ -60,6 +67,19 @@ func (x *Indexer) catchUp(ctx context.Context) {
 	case <-t.C:
 	case <-ctx.Done():
 	}
+}
+
+// takeCatchUp is the loop taking request w: from now on a search asks
+// for a new one, which the next step serves, and the step about to begin
+// is the latest a search asked for.
+func (x *Indexer) takeCatchUp(w chan struct{}) chan struct{} {
+	x.askMu.Lock()
+	if x.asked == w {
+		x.asked = nil
+	}
+	x.askMu.Unlock()
+	x.lastCatchUp.Store(time.Now().UnixNano())
+	return w
 }
 
 // fingerprint is the most recently updated item of a Joplin list, one
@@ -83,7 +103,7 @@ func (x *Indexer) fingerprint(ctx context.Context, path string) (string, error) 
 
 // lightReconcile asks Joplin only whether notebooks or tags changed (two
 // requests) and re-reads a list only when its fingerprint moved: the
-// notebooks, or the tags with their links. The full pass (reconcile)
+// notebooks, or the tags changed since with their links. The full pass (reconcile)
 // catches the rest, at cfg.FullReconcile.
 func (x *Indexer) lightReconcile(ctx context.Context, ix *searchindex.Index) error {
 	for _, list := range fingerprintKeys {
@@ -101,7 +121,7 @@ func (x *Indexer) lightReconcile(ctx context.Context, ix *searchindex.Index) err
 		if list.path == "/folders" {
 			err = x.refreshFolders(ctx, ix)
 		} else {
-			err = x.refreshTags(ctx, ix, true)
+			err = x.refreshChangedTags(ctx, ix)
 		}
 		if err != nil {
 			return err

@@ -123,3 +123,28 @@ func TestStopDuringOpenLogsNoError(t *testing.T) {
 		t.Errorf("logged: %s", logs.String())
 	}
 }
+
+// TestSearchRightAfterABackgroundPollCatchesUp (issue 35): a change made
+// just after a background poll is seen by the search that follows, even
+// within the catch-up window (here an hour, so the old rule, which let
+// any recent poll spare the search, missed it every time).
+func TestSearchRightAfterABackgroundPollCatchesUp(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, "POST", "/folders", map[string]any{"title": "Work"})
+	x := New(e.c, Config{Path: e.path, Poll: time.Hour, CatchUp: time.Hour, Applied: func(what string) { e.applied <- what }})
+	t.Cleanup(func() { x.Close() })
+	x.Start()
+	e.wait(t, "built") // the build counts as a poll, just now
+	e.write(t, "POST", "/notes", map[string]any{"title": "alpha", "body": "kiwi"})
+	if got := find(t, x, "kiwi"); got != "alpha" {
+		t.Fatalf("search right after a background poll and an external write: %q", got)
+	}
+	// A second search within the window rides on the first one's poll.
+	before := len(e.fake.Requests())
+	if got := find(t, x, "kiwi"); got != "alpha" {
+		t.Fatalf("second search: %q", got)
+	}
+	if n := len(e.fake.Requests()) - before; n != 0 {
+		t.Errorf("a second search right after a caught-up one cost %d Joplin requests, want 0", n)
+	}
+}

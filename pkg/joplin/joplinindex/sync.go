@@ -165,9 +165,10 @@ func (x *Indexer) refreshFoldersTags(ctx context.Context, ix *searchindex.Index,
 	return x.refreshTags(ctx, ix, links)
 }
 
-// refreshTags re-reads every tag and, with links, every tag's notes.
+// refreshTags re-reads every tag and, with links, every tag's notes; then
+// it keeps the tags' stamps for the light check (tagstamps.go).
 func (x *Indexer) refreshTags(ctx context.Context, ix *searchindex.Index, links bool) error {
-	tags, err := joplin.ListAll[idTitle](ctx, x.c, "/tags", url.Values{"fields": {"id,title"}}, x.cfg.MaxNotes)
+	tags, err := joplin.ListAll[tagRow](ctx, x.c, "/tags", url.Values{"fields": {tagFields}}, x.cfg.MaxNotes)
 	if err != nil {
 		return err
 	}
@@ -176,8 +177,10 @@ func (x *Indexer) refreshTags(ctx context.Context, ix *searchindex.Index, links 
 	if links {
 		linkMap = map[string][]string{}
 	}
+	stamps := make(map[string]int64, len(tags))
 	for i, t := range tags {
 		ts[i] = searchindex.Tag{ID: t.ID, Title: t.Title}
+		stamps[t.ID] = t.UpdatedTime
 		if !links {
 			continue
 		}
@@ -189,7 +192,13 @@ func (x *Indexer) refreshTags(ctx context.Context, ix *searchindex.Index, links 
 			linkMap[n.ID] = append(linkMap[n.ID], t.ID)
 		}
 	}
-	return ix.ReplaceTags(ctx, ts, linkMap)
+	if err := ix.ReplaceTags(ctx, ts, linkMap); err != nil {
+		return err
+	}
+	if !links {
+		return nil
+	}
+	return saveTagStamps(ctx, ix, stamps)
 }
 
 // refreshFolders re-reads every notebook.

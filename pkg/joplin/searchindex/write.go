@@ -173,6 +173,37 @@ func (ix *Index) tx(ctx context.Context, what string, fn func(*sql.Tx) error) er
 	return wrap(tx.Commit(), what)
 }
 
+// UpdateTags replaces what the index holds of the given tags (title, and
+// the notes in notesOf, tag id -> note ids) and removes the tags gone
+// with their links, in one transaction: the light check's answer to a few
+// tags changed among many.
+func (ix *Index) UpdateTags(ctx context.Context, tags []Tag, notesOf map[string][]string, gone []string) error {
+	return ix.tx(ctx, "index changed tags", func(tx *sql.Tx) error {
+		for _, id := range gone {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM note_tags WHERE tag_id = ?`, id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM tags WHERE id = ?`, id); err != nil {
+				return err
+			}
+		}
+		for _, t := range tags {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tags VALUES (?, ?)`, t.ID, t.Title); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM note_tags WHERE tag_id = ?`, t.ID); err != nil {
+				return err
+			}
+			for _, note := range notesOf[t.ID] {
+				if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO note_tags VALUES (?, ?)`, note, t.ID); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+}
+
 // PutTag inserts or renames one tag.
 func (ix *Index) PutTag(ctx context.Context, t Tag) error {
 	return ix.tx(ctx, "index tag", func(tx *sql.Tx) error {
