@@ -102,7 +102,7 @@ sync_checks() {
   deadline=$(( $(date +%s) + 30 ))
   while [ -z "$id" ] && [ "$(date +%s)" -lt "$deadline" ]; do
     code="$(req POST /v1/search auth "$(jq -cn --arg q "$SYNC_WORD" '{query:$q}')")"
-    [ "$code" = 200 ] && id="$(jq -r '.items[0].id // empty' "$TMP/body" 2>/dev/null)"
+    [ "$code" = 200 ] && id="$(jq -r '.results[0].id // empty' "$TMP/body" 2>/dev/null)"
     [ -n "$id" ] || sleep 1
   done
   if [ -n "$id" ] && [ "$(req POST /v1/get_note auth "$(jq -cn --arg id "$id" '{id:$id}')")" = 200 ] &&

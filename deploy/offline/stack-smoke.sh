@@ -444,7 +444,7 @@ if [ "$MEANING" = 1 ]; then
   if jq -e '.index.meaning.done >= 1' "$TMP/body" >/dev/null 2>&1; then pass "8a the bundled embedder embedded every note ($(jq -c '.index.meaning | {model, done}' "$TMP/body"))"
   else fail "8a-meaning-ready" "(index.meaning: $(jq -c '.index.meaning' "$TMP/body" 2>/dev/null))"; fi
   code="$(req POST /v1/search auth '{"query":"how much money for redoing the cooking area","mode":"semantic","limit":3}')"
-  if [ "$code" = 200 ] && [ "$(jq -r '.items[0].title // empty' "$TMP/body")" = "Kitchen works" ]; then
+  if [ "$code" = 200 ] && [ "$(jq -r '.results[0].title // empty' "$TMP/body")" = "Kitchen works" ]; then
     pass "8b a paraphrase found by meaning first (mode $(jq -r .mode "$TMP/body"))"
   else fail "8b-search-by-meaning" "(status $code: $(last_body))"; fi
   if [ "$MEANING_LOAD" -gt 0 ]; then meaning_load; fi

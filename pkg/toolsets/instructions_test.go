@@ -85,6 +85,19 @@ func TestInstructionsDescribeEnabledToolsets(t *testing.T) {
 	}
 }
 
+// maxJoplinInstructionsBytes is the budget of the instructions of a
+// Joplin-only server: many clients put them in the model's context on
+// every turn, so they count in the agent task's bytes (issue 35).
+const maxJoplinInstructionsBytes = 400
+
+// TestJoplinInstructionsWithinBudget holds that budget.
+func TestJoplinInstructionsWithinBudget(t *testing.T) {
+	got := initializeInstructions(t, []string{"joplin"}, nil, registry.MCPStdio)
+	if len(got) > maxJoplinInstructionsBytes {
+		t.Errorf("Joplin instructions are %d bytes, budget %d:\n%s", len(got), maxJoplinInstructionsBytes, got)
+	}
+}
+
 // TestOKFArgumentsExplainedOnce: what bundle_path and concept_id hold is
 // said in the OKF instructions, once, and in no tool schema (issue #14:
 // nothing twice).

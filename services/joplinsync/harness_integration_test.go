@@ -403,7 +403,7 @@ func (br *bridge) Found(t *testing.T, query, id string) bool {
 	var res struct {
 		Items []struct {
 			ID string `json:"id"`
-		} `json:"items"`
+		} `json:"results"`
 	}
 	br.Call(t, "search", map[string]any{"query": query}, &res)
 	for _, it := range res.Items {

@@ -73,7 +73,7 @@ func TestGoSDKCoreProfile(t *testing.T) {
 	call("create_note", map[string]any{"notebook_id": nb.ID, "title": "Roadmap", "body": "- Plant the river beds\n"}, &note)
 	// The index may still be building: then the fake Joplin's search
 	// answers, which (like Joplin's) misses new notes.
-	if text := call("search", map[string]any{"query": "Roadmap"}, nil); !strings.Contains(text, `"items":[`) {
+	if text := call("search", map[string]any{"query": "Roadmap"}, nil); !strings.Contains(text, `"results":[`) {
 		t.Fatalf("search: %s", text)
 	}
 	call("get_note", map[string]any{"id": note.ID}, &note)

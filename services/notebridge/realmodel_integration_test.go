@@ -97,7 +97,7 @@ func TestRealModelFindsAParaphraseOverMCP(t *testing.T) {
 	var found struct {
 		Items []struct {
 			Title string `json:"title"`
-		} `json:"items"`
+		} `json:"results"`
 		Mode string `json:"mode"`
 	}
 	call("search", map[string]any{"query": "how much money for redoing the cooking area", "mode": "semantic", "limit": 3}, &found)

@@ -167,7 +167,8 @@ export function defineCoreChecks(label, connect) {
       // The index may still be building: then the fake Joplin's search
       // answers, which (like Joplin's) misses new notes.
       const found = await client.callTool({ name: 'search', arguments: { query: 'Roadmap' } });
-      assert.ok(Array.isArray(found.structuredContent.items), JSON.stringify(found));
+      assert.ok(Array.isArray(found.structuredContent.results), JSON.stringify(found));
+      assert.equal(found.structuredContent.items, undefined, 'each hit once: results only');
       const read = (await client.callTool({ name: 'get_note', arguments: { id } })).structuredContent;
       const edit = await client.callTool({ name: 'edit_note', arguments: { id, updated_time: read.updated_time, changes: [
         { op: 'replace', find: 'river beds', text: 'river beds and the hedges' },

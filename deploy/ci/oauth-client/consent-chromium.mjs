@@ -210,8 +210,8 @@ try {
     await sleep(200);
   }
   assert.equal(found.index, 'ready', 'the search index answered');
-  assert.deepEqual(found.items.map((h) => h.title).sort(), ['Alpha note', 'Beta note'],
-    `search with the grant finds exactly the shared notebooks' notes: ${found.items.map((h) => h.title)}`);
+  assert.deepEqual(found.results.map((h) => h.title).sort(), ['Alpha note', 'Beta note'],
+    `search with the grant finds exactly the shared notebooks' notes: ${found.results.map((h) => h.title)}`);
   ok('search with the grant finds exactly the notes of the two notebooks checked');
   ws.close();
   console.log(`consent-chromium: all ${n} checks passed`);

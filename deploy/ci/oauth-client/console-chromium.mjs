@@ -102,7 +102,7 @@ try {
   const search = async () => {
     const r = await client.callTool({ name: 'search', arguments: { query: 'lemon' } });
     assert.notEqual(r.isError, true, `search: ${JSON.stringify(r.content).slice(0, 300)}`);
-    return r.structuredContent.items.map((h) => h.title).sort();
+    return r.structuredContent.results.map((h) => h.title).sort();
   };
   // Search answers from the index once it is built (before, Joplin's own
   // search answers, which the fake Joplin does by title only): wait for
@@ -114,7 +114,7 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   assert.deepEqual(await search(), ['Alpha note', 'Beta note'], 'the grant sees Alpha and Beta');
-  const hit = (await client.callTool({ name: 'search', arguments: { query: 'lemon' } })).structuredContent.items.find((h) => h.title === 'Alpha note');
+  const hit = (await client.callTool({ name: 'search', arguments: { query: 'lemon' } })).structuredContent.results.find((h) => h.title === 'Alpha note');
   const note = (await client.callTool({ name: 'get_note', arguments: { id: hit.id } })).structuredContent;
   const before = note.body;
   const edit = await client.callTool({ name: 'edit_note', arguments: { id: note.id, updated_time: note.updated_time,

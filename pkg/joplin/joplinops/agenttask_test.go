@@ -27,7 +27,7 @@ func TestAgentTaskJoplinRequests(t *testing.T) {
 	var found struct {
 		Items []struct {
 			ID string `json:"id"`
-		} `json:"items"`
+		} `json:"results"`
 	}
 	call(t, h, "search", map[string]any{"query": "Roadmap", "type": "note"}, &found)
 	if len(found.Items) != 1 {

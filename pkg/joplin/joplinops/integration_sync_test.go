@@ -183,7 +183,7 @@ func TestRealJoplinSyncedNotesAreFoundWithinTwoSeconds(t *testing.T) {
 			t.Fatal(derr)
 		}
 		var out struct {
-			Items []struct{ Title string } `json:"items"`
+			Items []struct{ Title string } `json:"results"`
 			Index string                   `json:"index"`
 		}
 		json.Unmarshal(res, &out)

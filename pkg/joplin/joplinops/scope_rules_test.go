@@ -126,7 +126,7 @@ func TestScopedSearchAndStatus(t *testing.T) {
 		t.Fatal(derr)
 	}
 	var found struct {
-		Items []struct{ ID string } `json:"items"`
+		Items []struct{ ID string } `json:"results"`
 		Index string                `json:"index"`
 	}
 	json.Unmarshal(res, &found)

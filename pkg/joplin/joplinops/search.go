@@ -37,35 +37,24 @@ type SearchHit struct {
 	AttachmentSnippet string `json:"attachment_snippet,omitempty" schema:"max=2000"`
 }
 
-// searchResult is a hit as ChatGPT's search/fetch convention has it.
-type searchResult struct {
-	ID    string `json:"id" schema:"id"`
-	Title string `json:"title" schema:"max=10000"`
-	URL   string `json:"url" schema:"max=200"`
-}
-
-// searchOut repeats nothing of the request (type, page).
+// searchOut repeats nothing of the request (type, page). Its hits are
+// named results, as ChatGPT's deep research reads them (id, title, url;
+// docs/chatgpt-search-fetch.md), and carry what every other client uses
+// too: each hit is in the answer once (issue 35).
 type searchOut struct {
-	Items   []SearchHit `json:"items" schema:"max=100"`
+	Hits    []SearchHit `json:"results" schema:"max=100"`
 	HasMore bool        `json:"has_more"`
 	Index   string      `json:"index,omitempty" schema:"enum=@index_state"`
 	// Mode is the mode that answered, and Semantic the state of the
 	// search by meaning, when one is configured or asked for.
 	Mode     string `json:"mode,omitempty" schema:"enum=@search_mode"`
 	Semantic string `json:"semantic,omitempty" schema:"enum=@semantic_state"`
-	// Results repeats each hit's id, title and url as ChatGPT's deep
-	// research expects them (docs/chatgpt-search-fetch.md).
-	Results []searchResult `json:"results" schema:"max=100"`
 }
 
-// withURLs sets every hit's url (of an item of type typ) and the results
-// list.
+// withURLs sets every hit's url (of an item of type typ).
 func (r searchOut) withURLs(typ string) searchOut {
-	r.Results = make([]searchResult, 0, len(r.Items))
-	for i := range r.Items {
-		h := &r.Items[i]
-		h.URL = itemURL(typ, h.ID)
-		r.Results = append(r.Results, searchResult{ID: h.ID, Title: h.Title, URL: h.URL})
+	for i := range r.Hits {
+		r.Hits[i].URL = itemURL(typ, r.Hits[i].ID)
 	}
 	return r
 }
@@ -94,7 +83,7 @@ var searchTypes = map[string]struct{ joplinType, fields string }{
 var SearchTypes = []string{"note", "notebook", "tag"}
 
 func (o *Ops) search() registry.Operation {
-	desc := "Ranked search of notes (trashed excluded unless asked): by words, and by meaning when an embedding provider is configured; or of notebook and tag titles. Hits name an attachment whose OCR text matched; each has a joplin:// url, and results lists id, title, url."
+	desc := "Ranked search of notes (trashed excluded unless asked): by words, and by meaning when an embedding provider is configured; or of notebook and tag titles. Hits (results) name an attachment whose OCR text matched, and each has a joplin:// url."
 	return registry.Define(o.meta("search", "Search notes by words or meaning", desc, registry.EffectRead), func(ctx context.Context, in searchIn) (searchOut, error) {
 		if in.Type == "" {
 			in.Type = "note"
@@ -158,16 +147,16 @@ func (o *Ops) searchIndex(ctx context.Context, in searchIn) (res searchOut, ok b
 	if err != nil || !ok {
 		return searchOut{Index: state, Mode: res.Mode, Semantic: res.Semantic}, false, err
 	}
-	res = searchOut{Items: make([]SearchHit, 0, len(hits)), Index: state, Mode: res.Mode, Semantic: res.Semantic}
+	res = searchOut{Hits: make([]SearchHit, 0, len(hits)), Index: state, Mode: res.Mode, Semantic: res.Semantic}
 	for i, h := range hits {
 		if i == in.Limit {
 			res.HasMore = true
 			break
 		}
-		res.Items = append(res.Items, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, UpdatedTime: h.Updated, Snippet: h.Snippet,
+		res.Hits = append(res.Hits, SearchHit{ID: h.ID, Title: h.Title, NotebookID: h.ParentID, Trashed: h.Deleted > 0, UpdatedTime: h.Updated, Snippet: h.Snippet,
 			Attachment: h.Attachment, AttachmentSnippet: h.AttachmentSnippet})
 	}
-	servedFromIndex(ctx, res.Items)
+	servedFromIndex(ctx, res.Hits)
 	return res, true, nil
 }
 
@@ -192,13 +181,13 @@ func (o *Ops) joplinSearch(ctx context.Context, in searchIn) (searchOut, error) 
 	if err := o.c.Get(ctx, "/search", q, &page); err != nil {
 		return searchOut{}, err
 	}
-	res := searchOut{Items: make([]SearchHit, 0, len(page.Items)), HasMore: page.HasMore}
+	res := searchOut{Hits: make([]SearchHit, 0, len(page.Items)), HasMore: page.HasMore}
 	for _, it := range page.Items {
 		h := SearchHit{ID: it.ID, Title: it.Title, Trashed: it.DeletedTime > 0, UpdatedTime: it.UpdatedTime}
 		if in.Type != "tag" {
 			h.NotebookID = it.ParentID
 		}
-		res.Items = append(res.Items, h)
+		res.Hits = append(res.Hits, h)
 	}
 	return res, nil
 }

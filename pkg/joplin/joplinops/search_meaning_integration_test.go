@@ -29,7 +29,7 @@ func (b *indexedBridge) meaningSearch(t *testing.T, query, mode string) (first, 
 	var out struct {
 		Items []struct {
 			Title string `json:"title"`
-		} `json:"items"`
+		} `json:"results"`
 		Mode     string `json:"mode"`
 		Semantic string `json:"semantic"`
 	}

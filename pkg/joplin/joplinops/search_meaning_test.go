@@ -48,11 +48,11 @@ func TestSearchWithoutEmbeddingsIsUnchanged(t *testing.T) {
 	h.x.Start()
 	waitSignal(t, signals, "built")
 	res := h.call(t, "search", map[string]any{"query": "clinic"})
-	if _, has := res["mode"]; has || res["semantic"] != nil || len(res["items"].([]any)) != 1 {
+	if _, has := res["mode"]; has || res["semantic"] != nil || len(res["results"].([]any)) != 1 {
 		t.Errorf("default search without embeddings: %v", res)
 	}
 	res = h.call(t, "search", map[string]any{"query": "clinic", "mode": "semantic"})
-	if res["mode"] != "keyword" || res["semantic"] != "off" || len(res["items"].([]any)) != 1 {
+	if res["mode"] != "keyword" || res["semantic"] != "off" || len(res["results"].([]any)) != 1 {
 		t.Errorf("semantic asked without embeddings: %v", res)
 	}
 	if _, derr := h.try("search", map[string]any{"query": "clinic", "mode": "vector"}); derr == nil || derr.Code != domainerr.InvalidArgument {
@@ -73,14 +73,14 @@ func TestSearchByMeaningThroughTheTool(t *testing.T) {
 	h.x.Start()
 	waitSignal(t, signals, "meaning ready")
 	res := h.call(t, "search", map[string]any{"query": "physician visit"})
-	items := res["items"].([]any)
+	items := res["results"].([]any)
 	if res["mode"] != "hybrid" || res["semantic"] != "ready" || len(items) != 1 || items[0].(map[string]any)["title"] != "GP appointment" {
 		t.Fatalf("default search once embedded: %v", res)
 	}
 	h.call(t, "create_note", map[string]any{"title": "Car", "body": "tyres and garage", "notebook_id": nb})
 	waitSignal(t, signals, "embedded")
 	res = h.call(t, "search", map[string]any{"query": "vehicle mechanic", "mode": "semantic", "limit": 1})
-	items = res["items"].([]any)
+	items = res["results"].([]any)
 	if len(items) != 1 || items[0].(map[string]any)["title"] != "Car" || items[0].(map[string]any)["snippet"] != "tyres and garage" {
 		t.Errorf("a new note by meaning: %v", res)
 	}
@@ -88,7 +88,7 @@ func TestSearchByMeaningThroughTheTool(t *testing.T) {
 		t.Errorf("semantic ranks every note: has_more %v", res["has_more"])
 	}
 	res = h.call(t, "search", map[string]any{"query": "physician visit", "mode": "keyword"})
-	if res["mode"] != "keyword" || len(res["items"].([]any)) != 0 {
+	if res["mode"] != "keyword" || len(res["results"].([]any)) != 0 {
 		t.Errorf("keyword mode: %v", res)
 	}
 	st := h.call(t, "joplin_status", map[string]any{})["index"].(map[string]any)["meaning"].(map[string]any)

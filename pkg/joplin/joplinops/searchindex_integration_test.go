@@ -162,7 +162,7 @@ func (b *indexedBridge) search(t *testing.T, query string) ([]string, string) {
 	var out struct {
 		Items []struct {
 			ID string `json:"id"`
-		} `json:"items"`
+		} `json:"results"`
 		Index string `json:"index"`
 	}
 	mustJSON(t, res, &out)
@@ -337,7 +337,7 @@ func TestRealJoplinSearchFindsAttachmentOCR(t *testing.T) {
 	waitHit := func(query, attachment string) {
 		t.Helper()
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-			items := call("search", fmt.Sprintf(`{"query":%q}`, query))["items"].([]any)
+			items := call("search", fmt.Sprintf(`{"query":%q}`, query))["results"].([]any)
 			if len(items) == 1 && items[0].(map[string]any)["id"] == note && items[0].(map[string]any)["attachment"] == attachment {
 				return
 			}

@@ -91,7 +91,7 @@ func (h *indexHarness) search(t *testing.T, query string) (string, string) {
 	t.Helper()
 	res := h.call(t, "search", map[string]any{"query": query})
 	var titles []string
-	for _, it := range res["items"].([]any) {
+	for _, it := range res["results"].([]any) {
 		titles = append(titles, it.(map[string]any)["title"].(string))
 	}
 	slices.Sort(titles)
@@ -138,7 +138,7 @@ func TestOwnWritesAreFoundByTheNextSearch(t *testing.T) {
 	h.call(t, "trash_note", map[string]any{"id": n})
 	check("mango", "")
 	res := h.call(t, "search", map[string]any{"query": "mango", "include_trashed": true})
-	if items := res["items"].([]any); len(items) != 1 || items[0].(map[string]any)["trashed"] != true {
+	if items := res["results"].([]any); len(items) != 1 || items[0].(map[string]any)["trashed"] != true {
 		t.Errorf("include_trashed: %v", res)
 	}
 	h.call(t, "restore_note", map[string]any{"id": n})
@@ -155,7 +155,7 @@ func TestOwnWritesAreFoundByTheNextSearch(t *testing.T) {
 	h.call(t, "undo_note_changes", map[string]any{"receipt_id": receipt})
 	check("papaya", "")
 	check("mango", "Plan")
-	if items := h.call(t, "search", map[string]any{"query": "harvest"})["items"].([]any); len(items) != 1 || items[0].(map[string]any)["snippet"] != "mango **harvest**" {
+	if items := h.call(t, "search", map[string]any{"query": "harvest"})["results"].([]any); len(items) != 1 || items[0].(map[string]any)["snippet"] != "mango **harvest**" {
 		t.Errorf("snippet: %v", items)
 	}
 	st := h.call(t, "joplin_status", map[string]any{})["index"].(map[string]any)
@@ -256,4 +256,41 @@ func TestWriteHooksAskJoplinNothingNew(t *testing.T) {
 	if got, _ := h.search(t, "tag:roadmapping"); got != "" {
 		t.Errorf("after delete_tag: search = %q", got)
 	}
+}
+
+// TestSearchCarriesEachHitOnce (issue 35): a search answer lists its hits
+// once, under results (ChatGPT's deep research reads id, title and url
+// there), each with the fields other clients use; no second list repeats
+// them, from the index or from Joplin's own search.
+func TestSearchCarriesEachHitOnce(t *testing.T) {
+	signals := make(chan string, 100)
+	h := newIndexHarness(t, signals)
+	nb := h.call(t, "create_notebook", map[string]any{"title": "Home"})["id"].(string)
+	n := h.call(t, "create_note", map[string]any{"title": "Plan", "body": "mango harvest", "notebook_id": nb})["id"].(string)
+	shape := func(from string, res map[string]any) {
+		t.Helper()
+		keys := make([]string, 0, len(res))
+		for k, v := range res {
+			if _, list := v.([]any); list {
+				keys = append(keys, k)
+			}
+		}
+		hits, _ := res["results"].([]any)
+		if len(keys) != 1 || len(hits) != 1 {
+			t.Fatalf("%s: lists %v, want results only with one hit: %v", from, keys, res)
+		}
+		hit := hits[0].(map[string]any)
+		if hit["id"] != n || hit["title"] != "Plan" || hit["url"] != "joplin://x-callback-url/openNote?id="+n || hit["notebook_id"] != nb {
+			t.Errorf("%s: hit %v", from, hit)
+		}
+	}
+	h.fake.ReindexSearch()
+	shape("Joplin's search", h.call(t, "search", map[string]any{"query": "mango"}))
+	h.x.Start()
+	waitSignal(t, signals, "built")
+	res := h.call(t, "search", map[string]any{"query": "mango"})
+	if res["index"] != "ready" {
+		t.Fatalf("the index did not answer: %v", res)
+	}
+	shape("the index", res)
 }

@@ -39,7 +39,7 @@ func setOCR(t *testing.T, h *indexHarness, id, text string) {
 func oneHit(t *testing.T, h *indexHarness, query string) map[string]any {
 	t.Helper()
 	out := h.call(t, "search", map[string]any{"query": query})
-	items := out["items"].([]any)
+	items := out["results"].([]any)
 	if len(items) != 1 {
 		t.Fatalf("search %q: %v", query, out)
 	}
@@ -79,7 +79,7 @@ func TestHybridSearchNamesTheAttachment(t *testing.T) {
 	h.x.Start()
 	waitSignal(t, signals, "meaning ready")
 	out := h.call(t, "search", map[string]any{"query": "invoice"})
-	items := out["items"].([]any)
+	items := out["results"].([]any)
 	if out["mode"] != "hybrid" || len(items) == 0 || items[0].(map[string]any)["attachment"] != a {
 		t.Fatalf("hybrid search: %v", out)
 	}

@@ -18,12 +18,12 @@ type searchHit struct {
 	URL        string `json:"url"`
 }
 
+// searchRes is a search answer: its hits are named results, as
+// ChatGPT's search convention has them (id, title, url), and nothing
+// else lists them again.
 type searchRes struct {
-	Items []searchHit `json:"items"`
-	// Results is ChatGPT's search convention: id, title, url.
-	Results []struct {
-		ID, Title, URL string
-	} `json:"results"`
+	Items []searchHit `json:"results"`
+	Extra []any       `json:"items"`
 }
 
 func hitByID(res searchRes, id string) *searchHit {
@@ -80,8 +80,8 @@ func searchNotes(t *testing.T, env Env) {
 		t.Fatalf("note search: %+v", res)
 	}
 	url := "joplin://x-callback-url/openNote?id=" + n.ID
-	if res.Items[0].URL != url || len(res.Results) != 1 || res.Results[0].ID != n.ID || res.Results[0].Title != "Findable" || res.Results[0].URL != url {
-		t.Fatalf("note search urls: %+v", res)
+	if res.Items[0].URL != url || res.Extra != nil {
+		t.Fatalf("note search: the hit's url, each hit once: %+v", res)
 	}
 }
 

@@ -9,10 +9,10 @@ import (
 // toolsetGuides is the instructions paragraph for each toolset, keyed by
 // registry.Operation.Toolset. A catalog test checks every toolset has one.
 var toolsetGuides = map[string]string{
-	"joplin": "Joplin notes (toolset joplin): notes, notebooks, tags and resources in the user's Joplin. " +
-		"Creates never duplicate: an *_ALREADY_EXISTS error names the existing object and the tool to update or restore it. " +
-		"After WRITE_OUTCOME_UNKNOWN, check whether the named object exists before retrying. " +
-		"For a long note, read get_note with view outline, then view section, and change it with preview_note_changes.",
+	"joplin": "Joplin notes (toolset joplin): notes, notebooks, tags and resources. " +
+		"Creates never duplicate: *_ALREADY_EXISTS names the existing object and the tool to use instead. " +
+		"After WRITE_OUTCOME_UNKNOWN, check the object exists before retrying. " +
+		"A long note: get_note view outline, then view section.",
 	"okf": "OKF knowledge bundles (toolset okf): folders of Markdown concepts at a bundle_path (an absolute directory, no symlinks) the user allows you to use; " +
 		"a concept_id is the concept's bundle-relative path without .md, e.g. tables/orders. " +
 		"Change metadata with a preview_* tool, review its diff, then the matching apply_* with the preview's revision and plan digest; " +
@@ -40,6 +40,6 @@ func Instructions(ops []registry.Operation) string {
 	if len(names) == 0 {
 		return "notebridge: no tools are enabled on this transport."
 	}
-	return "notebridge gives safe, validated access to the user's data; every call is checked against the tool's schema before anything happens. " +
+	return "notebridge: the user's data, every call validated. " +
 		"Enabled toolsets: " + strings.Join(names, ", ") + ".\n\n" + strings.Join(guides, "\n\n")
 }
