@@ -4,13 +4,26 @@ import (
 	"context"
 	"fmt"
 	"testing"
+
+	"github.com/notebridge/notebridge/pkg/core/executor"
 )
 
 // BenchmarkListNotesPage lists page 2 (100 notes, by title) of a 500-note
 // notebook through the executor against the fake Joplin, and reports the
-// Joplin requests each call costs.
+// Joplin requests each call costs: as production runs it, and beside it
+// with every answer checked against its output schema (as the tests run
+// it; issue 35 measured that check as most of the bridge's CPU).
 func BenchmarkListNotesPage(b *testing.B) {
-	h := newHarness(b)
+	for _, mode := range []struct {
+		name string
+		opts []executor.Option
+	}{{"production", nil}, {"validating-outputs", []executor.Option{executor.WithOutputValidation()}}} {
+		b.Run(mode.name, func(b *testing.B) { benchListNotesPage(b, mode.opts...) })
+	}
+}
+
+func benchListNotesPage(b *testing.B, opts ...executor.Option) {
+	h := newHarness(b, opts...)
 	var nb struct {
 		ID string `json:"id"`
 	}
