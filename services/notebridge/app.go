@@ -137,9 +137,13 @@ func newApp(c *config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	rec.metrics.watch(index, stack.SyncState, rec.log)
-	ex, err := executor.New(reg, c.limits(), executor.WithLogger(log),
+	opts := []executor.Option{executor.WithLogger(log),
 		executor.WithUncertainWriteSink(writejournal.Sink(writejournal.Open(c.StateDir), log)),
-		executor.WithActivity(rec.record))
+		executor.WithActivity(rec.record)}
+	if c.ValidateOutput {
+		opts = append(opts, executor.WithOutputValidation())
+	}
+	ex, err := executor.New(reg, c.limits(), opts...)
 	if err != nil {
 		return nil, err
 	}

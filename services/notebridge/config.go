@@ -40,6 +40,7 @@ type config struct {
 	MaxRequestBytes int64
 	MaxActive       int
 	MaxDepth        int
+	ValidateOutput  bool
 	MaxResource     int64
 	MaxWholeBody    int
 	MemoryLimit     byteSize
@@ -131,6 +132,8 @@ func bindFlags(fs *flag.FlagSet, c *config, withHTTP bool) {
 		"serving another Joplin, the bridge neither reports that sync nor requests one")
 	fs.StringVar(&c.Toolsets, "toolsets", "", "comma-separated toolsets to enable (default: all)")
 	fs.StringVar(&c.Tools, "tools", toolsets.ProfileAll, "MCP tools listed: all, or core (search, read, list, create, edit; find_tools and call_tool reach the rest)")
+	fs.BoolVar(&c.ValidateOutput, "validate-output", false, "debugging: check every answer against its tool's output schema before sending it (INTERNAL when one does not match); "+
+		"the tests prove the outputs, so production skips this cost")
 	fs.BoolVar(&c.ReadOnly, "read-only", false, "serve only operations that read; every write is unlisted and refused (READ_ONLY)")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn, error (logs go to stderr)")
 	fs.IntVar(&c.MaxActive, "max-active", executor.DefaultLimits.MaxActive, "operations allowed to run at once")
