@@ -10,17 +10,19 @@ import (
 )
 
 // Note is a Joplin note as the operations return it.
+// The to-do fields and trashed appear only when set: on a page of 100
+// plain notes their zeros were 6 KB for the model to read (issue 35).
 type Note struct {
 	ID            string  `json:"id" schema:"id"`
 	ParentID      string  `json:"notebook_id" schema:"id"`
 	Title         string  `json:"title" schema:"max=10000"`
 	Body          *string `json:"body,omitempty" schema:"max=100000000"`
-	IsTodo        bool    `json:"is_todo"`
-	TodoDue       int64   `json:"todo_due" schema:"min=0,max=9007199254740992"`
-	TodoCompleted int64   `json:"todo_completed" schema:"min=0,max=9007199254740992"`
+	IsTodo        bool    `json:"is_todo,omitempty"`
+	TodoDue       int64   `json:"todo_due,omitempty" schema:"min=0,max=9007199254740992"`
+	TodoCompleted int64   `json:"todo_completed,omitempty" schema:"min=0,max=9007199254740992"`
 	CreatedTime   int64   `json:"created_time" schema:"min=0,max=9007199254740992"`
 	UpdatedTime   int64   `json:"updated_time" schema:"min=0,max=9007199254740992"`
-	Trashed       bool    `json:"trashed"`
+	Trashed       bool    `json:"trashed,omitempty"`
 }
 
 const noteFields = "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -75,6 +76,9 @@ func mustCall(t *testing.T, env Env, name string, args any, out any) {
 		t.Fatalf("%s: %v (%v)", name, derr, derr.Details)
 	}
 	if out != nil {
+		// A reused out starts empty: a field the answer omits (trashed,
+		// the to-do fields when unset) must not keep an earlier value.
+		reflect.ValueOf(out).Elem().SetZero()
 		if err := json.Unmarshal(res, out); err != nil {
 			t.Fatalf("%s: decode %s: %v", name, res, err)
 		}
