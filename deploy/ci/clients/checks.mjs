@@ -120,6 +120,23 @@ export function defineChecks(label, connect) {
       assert.ok(contents[0].text.startsWith(`---\ntitle: ${JSON.stringify(title)}\nid: ${note.id}\n`), contents[0].text);
     });
 
+    test('an image attachment comes back as an image block; its result validates without the data', async () => {
+      assert.ok(note, 'the success check must run first');
+      // A 1x1 PNG.
+      const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+      const made = await client.callTool({ name: 'create_resource', arguments: { data_base64: png, filename: 'dot.png', title: `dot ${randomBytes(4).toString('hex')}` } });
+      assert.ok(!made.isError, JSON.stringify(made));
+      const got = await client.callTool({ name: 'get_resource_content', arguments: { id: made.structuredContent.id } });
+      assert.ok(!got.isError, JSON.stringify(got));
+      assert.equal(got.content.length, 2, JSON.stringify(got.content));
+      assert.equal(got.content[1].type, 'image');
+      assert.equal(got.content[1].mimeType, 'image/png');
+      assert.equal(got.content[1].data, png);
+      assert.equal(got.structuredContent.data_base64, undefined, 'the data is sent once, as the image');
+      assert.equal(got.structuredContent.mime, 'image/png');
+      assert.deepEqual(JSON.parse(got.content[0].text), got.structuredContent);
+    });
+
     test('fetch, search urls, outline and revisions: outputs validate', async () => {
       assert.ok(note, 'the success check must run first');
       const f = await client.callTool({ name: 'fetch', arguments: { id: note.id } });

@@ -16,6 +16,8 @@ type Meta struct {
 	Toolset     string
 	Effect      Effect
 	Exposure    []Transport
+	// Media marks a result that is one file (Operation.Media).
+	Media bool
 	// Vocab resolves the named enums, patterns, bounds, texts and $defs
 	// the struct tags of the input and output types refer to.
 	Vocab schema.Vocabulary
@@ -62,7 +64,7 @@ func DefineEncoded[In, Shape any](m Meta, fn func(ctx context.Context, in In) (j
 func define[In, Out any](m Meta, h Handler) Operation {
 	op := Operation{
 		Name: m.Name, Title: m.Title, Description: m.Description, Toolset: m.Toolset,
-		Effect: m.Effect, Exposure: m.Exposure, Handler: h,
+		Effect: m.Effect, Exposure: m.Exposure, Media: m.Media, Handler: h,
 	}
 	in, err := schema.For[In](m.Vocab)
 	if err != nil {

@@ -66,7 +66,12 @@ type Operation struct {
 	OutputSchema json.RawMessage
 	Effect       Effect
 	Exposure     []Transport
-	Handler      Handler
+	// Media: the result is one file, {…, "mime", "data_base64"} with
+	// data_base64 last; an adapter that can send files sends an image or
+	// audio file as such (MCP image and audio content) instead of base64
+	// inside JSON text.
+	Media   bool
+	Handler Handler
 	// defErr records why Define could not derive the schemas; New
 	// reports it.
 	defErr error

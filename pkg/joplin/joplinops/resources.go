@@ -170,19 +170,27 @@ func (o *Ops) getResource() registry.Operation {
 }
 
 // resourceContent is get_resource_content's result, as contentJSON
-// writes it.
+// writes it. data_base64 is absent where the transport sends the file as
+// an image or audio block of the result instead (MCP).
 type resourceContent struct {
-	ID         string `json:"id" schema:"id"`
-	Mime       string `json:"mime" schema:"max=255"`
-	Size       int    `json:"size" schema:"min=0,max=@max_resource_bytes"`
-	SHA256     string `json:"sha256" schema:"min=64,max=64"`
-	DataBase64 string `json:"data_base64" schema:"max=@max_content_b64,base64"`
+	resourceHead
+	DataBase64 string `json:"data_base64,omitempty" schema:"max=@max_content_b64,base64"`
+}
+
+// resourceHead is what get_resource_content says of the file.
+type resourceHead struct {
+	ID     string `json:"id" schema:"id"`
+	Mime   string `json:"mime" schema:"max=255"`
+	Size   int    `json:"size" schema:"min=0,max=@max_resource_bytes"`
+	SHA256 string `json:"sha256" schema:"min=64,max=64"`
 }
 
 func (o *Ops) getResourceContent() registry.Operation {
 	maxBytes := o.limits.MaxResourceBytes
-	desc := fmt.Sprintf("Download a resource's content as base64 with its MIME type, size and SHA-256. Over %s: RESOURCE_TOO_LARGE.", sizeText(maxBytes))
-	return registry.DefineEncoded[resourceIDIn, resourceContent](o.meta("get_resource_content", "Download an attachment", desc, registry.EffectRead),
+	desc := fmt.Sprintf("Download a resource's content as base64 with its MIME type, size and SHA-256 (over MCP an image or audio file comes as an image or audio block). Over %s: RESOURCE_TOO_LARGE.", sizeText(maxBytes))
+	m := o.meta("get_resource_content", "Download an attachment", desc, registry.EffectRead)
+	m.Media = true
+	return registry.DefineEncoded[resourceIDIn, resourceContent](m,
 		func(ctx context.Context, in resourceIDIn) (json.RawMessage, error) {
 			r, err := o.loadResource(ctx, in.ID)
 			if err != nil {
@@ -201,15 +209,15 @@ func (o *Ops) getResourceContent() registry.Operation {
 // neither copied again nor re-encoded by the executor.
 func contentJSON(r Resource, data []byte) (json.RawMessage, error) {
 	sum := sha256.Sum256(data)
-	head, err := json.Marshal(resourceContent{ID: r.ID, Mime: r.Mime, Size: len(data), SHA256: hex.EncodeToString(sum[:])})
+	head, err := json.Marshal(resourceHead{ID: r.ID, Mime: r.Mime, Size: len(data), SHA256: hex.EncodeToString(sum[:])})
 	if err != nil {
 		return nil, fmt.Errorf("encode resource content head: %w", err)
 	}
-	// head ends in "data_base64":""}; the content goes between the quotes.
-	const tail = `"}`
-	head = head[:len(head)-len(tail)]
-	out := make([]byte, 0, len(head)+base64.StdEncoding.EncodedLen(len(data))+len(tail))
-	out = append(out, head...)
+	// head ends in }; data_base64 comes last (registry.Operation.Media).
+	const field, tail = `,"data_base64":"`, `"}`
+	head = head[:len(head)-1]
+	out := make([]byte, 0, len(head)+len(field)+base64.StdEncoding.EncodedLen(len(data))+len(tail))
+	out = append(append(out, head...), field...)
 	out = base64.StdEncoding.AppendEncode(out, data)
 	return append(out, tail...), nil
 }

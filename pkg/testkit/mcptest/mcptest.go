@@ -34,7 +34,9 @@ type CallFunc func(ctx context.Context, name string, args any) (json.RawMessage,
 // breaks the adapter contract: a success needs structuredContent and one
 // text block holding the same JSON; an error (isError) needs one text block
 // holding {"error": {...}} and no structuredContent, which would have to
-// match the tool's outputSchema (docs/errors.md).
+// match the tool's outputSchema (docs/errors.md). A file sent as an image
+// or audio block after the text (registry.Operation.Media) is put back as
+// the result's data_base64, so callers see the operation's own answer.
 func Caller(t testing.TB, c *client.Client) CallFunc {
 	return func(ctx context.Context, name string, args any) (json.RawMessage, *domainerr.Error) {
 		req := mcp.CallToolRequest{}
@@ -48,7 +50,8 @@ func Caller(t testing.TB, c *client.Client) CallFunc {
 		if len(raw) == 0 && res.StructuredContent != nil {
 			raw, _ = json.Marshal(res.StructuredContent)
 		}
-		text, ok := mcp.TextContent{}, len(res.Content) == 1
+		file, media := fileBlock(res)
+		text, ok := mcp.TextContent{}, len(res.Content) == 1 || media
 		if ok {
 			text, ok = res.Content[0].(mcp.TextContent)
 		}
@@ -76,8 +79,32 @@ func Caller(t testing.TB, c *client.Client) CallFunc {
 		if !sameJSON(text.Text, raw) {
 			t.Errorf("%s: text content differs from structuredContent", name)
 		}
+		if media {
+			var obj map[string]any
+			if err := json.Unmarshal(raw, &obj); err != nil || obj["data_base64"] != nil {
+				t.Errorf("%s: a file block beside a result that holds its data: %s", name, raw)
+				return nil, &domainerr.Error{Code: "PROTOCOL_ERROR"}
+			}
+			obj["data_base64"] = file
+			raw, _ = json.Marshal(obj)
+		}
 		return raw, nil
 	}
+}
+
+// fileBlock returns the base64 data of the image or audio block that
+// follows a result's text, if it has one.
+func fileBlock(res *mcp.CallToolResult) (string, bool) {
+	if len(res.Content) != 2 {
+		return "", false
+	}
+	switch c := res.Content[1].(type) {
+	case mcp.ImageContent:
+		return c.Data, true
+	case mcp.AudioContent:
+		return c.Data, true
+	}
+	return "", false
 }
 
 func sameJSON(a string, b []byte) bool {

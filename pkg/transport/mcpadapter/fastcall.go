@@ -55,6 +55,13 @@ func (f *fastPath) serve(ctx context.Context, call toolCall, c *request, done fu
 		})
 		return
 	}
+	if f.s.media[call.name] && !isError {
+		if res, ok := mediaResult(out); ok {
+			// What mcp-go's path answers for the same call (handler).
+			f.out.message(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(call.id), res))
+			return
+		}
+	}
 	f.out.toolResponse(call.idJSON, out, isError)
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"math/rand/v2"
@@ -46,6 +47,13 @@ func diffExecutor(t testing.TB) *executor.Executor {
 		{Name: "not_json", Exposure: both, Handler: raw(`{"a":`)},
 		{Name: "boom", Exposure: both, Handler: func(context.Context, json.RawMessage) (any, error) { panic("boom <x>") }},
 		{Name: "http_only", Exposure: []registry.Transport{registry.MCPHTTP}, Handler: raw(`{}`)},
+		// Files (registry.Operation.Media), and the same answer from an
+		// operation that is not Media.
+		{Name: "image", Exposure: both, Media: true, Handler: raw(fileResult("image/png", 3, "AQID"))},
+		{Name: "audio", Exposure: both, Media: true, Handler: raw(fileResult("audio/ogg", 3, "AQID"))},
+		{Name: "big_image", Exposure: both, Media: true, Handler: raw(fileResult("image/jpeg", MaxInlineMedia+1, "AQID"))},
+		{Name: "pdf", Exposure: both, Media: true, Handler: raw(fileResult("application/pdf", 3, "AQID"))},
+		{Name: "not_media", Exposure: both, Handler: raw(fileResult("image/png", 3, "AQID"))},
 	}
 	for i := range ops {
 		ops[i].Title, ops[i].Description, ops[i].Toolset, ops[i].Effect = ops[i].Name, "Test.", "test", registry.EffectRead
@@ -63,6 +71,11 @@ func diffExecutor(t testing.TB) *executor.Executor {
 		t.Fatal(err)
 	}
 	return ex
+}
+
+// fileResult is a Media operation's answer, data_base64 last.
+func fileResult(mime string, size int, data string) string {
+	return fmt.Sprintf(`{"id":"0123456789abcdef0123456789abcdef","mime":%q,"size":%d,"sha256":"%064d","data_base64":%q}`, mime, size, 0, data)
 }
 
 // both runs input through the stdio loop with and without the fast path.
@@ -115,6 +128,11 @@ func TestFastPathMatchesMCPGo(t *testing.T) {
 		{"exponent id", call("1e3", "echo", `{"text":"x"}`), true},
 		{"huge id", call("123456789012345678901234567890", "echo", `{"text":"x"}`), true},
 		{"negative id", call("-0", "echo", `{"text":"x"}`), true},
+		{"image", call("15", "image", `{}`), true},
+		{"audio", call("16", "audio", `{}`), true},
+		{"image too large to inline", call("17", "big_image", `{}`), true},
+		{"another file", call("18", "pdf", `{}`), true},
+		{"a file result of an operation that is not Media", call("19", "not_media", `{}`), true},
 		{"unknown tool", call("20", "nope", `{}`), false},
 		{"tool not on stdio", call("21", "http_only", `{}`), false},
 		{"arguments not an object", call("22", "echo", `"x"`), false},

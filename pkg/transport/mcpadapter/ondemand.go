@@ -92,6 +92,12 @@ func onDemandTools(ex *executor.Executor, t registry.Transport, ops []registry.O
 			if isError {
 				return errorResult(out), nil
 			}
+			if op, ok := ex.Registry().Lookup(in.Name); ok && op.Media {
+				if res, ok := mediaResult(out); ok {
+					res.StructuredContent = nil // call_tool's own result has none
+					return res, nil
+				}
+			}
 			return &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(out))}}, nil
 		}},
 	}

@@ -36,6 +36,7 @@ type Server struct {
 	ex    *executor.Executor
 	t     registry.Transport
 	tools map[string]bool // the tools added to mcp, by name
+	media map[string]bool // those whose results are files (registry.Operation.Media)
 	// resources is set when the notes are served as MCP resources, by
 	// notes.
 	resources bool
@@ -70,6 +71,7 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string, opti
 		res.addTemplates(s)
 	}
 	names := make(map[string]bool, len(ops))
+	media := map[string]bool{}
 	tools := make([]server.ServerTool, 0, len(ops))
 	for _, op := range ops {
 		if cfg.core != nil && !slices.Contains(cfg.core, op.Name) {
@@ -79,14 +81,17 @@ func NewServer(ex *executor.Executor, t registry.Transport, version string, opti
 		if cfg.core != nil {
 			tool.RawInputSchema = leanInput(op.InputSchema, cfg.hide[op.Name])
 		}
-		tools = append(tools, server.ServerTool{Tool: tool, Handler: handler(ex, t, op.Name)})
+		tools = append(tools, server.ServerTool{Tool: tool, Handler: handler(ex, t, op.Name, op.Media)})
 		names[op.Name] = true
+		if op.Media {
+			media[op.Name] = true
+		}
 	}
 	if cfg.core != nil && len(names) < len(ops) {
 		tools = append(tools, onDemandTools(ex, t, ops, names)...)
 	}
 	s.AddTools(tools...)
-	return &Server{mcp: s, ex: ex, t: t, tools: names, resources: res != nil, notes: res}
+	return &Server{mcp: s, ex: ex, t: t, tools: names, media: media, resources: res != nil, notes: res}
 }
 
 // ServerOption configures NewServer.
@@ -147,7 +152,7 @@ func Annotations(op registry.Operation) mcp.ToolAnnotation {
 	return a
 }
 
-func handler(ex *executor.Executor, t registry.Transport, name string) server.ToolHandlerFunc {
+func handler(ex *executor.Executor, t registry.Transport, name string, media bool) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		args, derr := rawArgs(req)
 		if derr != nil {
@@ -159,6 +164,11 @@ func handler(ex *executor.Executor, t registry.Transport, name string) server.To
 		out, isError := toolOutcome(ex.Call(ctx, who, t, name, args))
 		if isError {
 			return errorResult(out), nil
+		}
+		if media {
+			if res, ok := mediaResult(out); ok {
+				return res, nil
+			}
 		}
 		return Result(out), nil
 	}
