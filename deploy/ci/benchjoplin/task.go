@@ -223,6 +223,7 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) (e
 	if _, err := r.do(http.MethodDelete, "/notes/"+trashed, nil, nil); err != nil {
 		return err
 	}
+	seedTook := time.Since(seedStart)
 	proxyURL, count, err := startCounter(joplinURL)
 	if err != nil {
 		return err
@@ -236,7 +237,7 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) (e
 		return err
 	}
 	fmt.Printf("seeded in notebook %q in %.1f s: %d notes of about 2 KB and %d tags (%d links), the task's note (%d bytes) and a trashed note; index built in %s\n\n",
-		"notebridge bench "+corp.run, time.Since(seedStart).Seconds(), notes, len(corp.tags), corp.links, len(taskNoteBody), state)
+		"notebridge bench "+corp.run, seedTook.Seconds(), notes, len(corp.tags), corp.links, len(taskNoteBody), state)
 	if corp.taskTagExisted {
 		fmt.Printf("the tag %q was in Joplin before the run: the edit links it, and it stays\n\n", taskTag)
 	}
@@ -262,7 +263,7 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) (e
 			return err
 		}
 		if !strings.Contains(text, target) {
-			return fmt.Errorf("search did not find the task's note: %.300s", text)
+			return fmt.Errorf("search did not find the task's note among its first hits (other notes with %q rank above it?): %.300s", taskQuery, text)
 		}
 		text, err = measure(b, count, &steps, "get_note", "get_note", fmt.Sprintf(`{"id":%q}`, target))
 		if err != nil {
