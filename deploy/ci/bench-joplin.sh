@@ -14,7 +14,11 @@
 # --notebooks to the seeded notebook, issue 24).
 # BENCH_TASK=1 runs the scripted agent task of issue 25 instead (model-
 # visible bytes and Joplin requests per step, idle requests per minute for
-# BENCH_IDLE, default 3m, and the start-up count).
+# BENCH_IDLE, default 3m, and the start-up count) over a corpus of its own
+# (issue 35: BENCH_NOTES notes of about 2 KB, 20 tags, a notebook of the
+# run's own), which it removes at the end. With BENCH_JOPLIN_URL and
+# BENCH_JOPLIN_TOKEN_FILE it runs against that Joplin, one that may hold a
+# person's notes, instead of starting the image.
 set -euo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -32,6 +36,13 @@ else
   go build -o "$work/notebridge" ./services/notebridge
 fi
 go build -o "$work/benchjoplin" ./deploy/ci/benchjoplin
+
+if [ -n "${BENCH_JOPLIN_URL:-}" ]; then
+  [ -n "${BENCH_TASK:-}" ] || { echo "bench-joplin: BENCH_JOPLIN_URL is for BENCH_TASK=1 (the timed run leaves its notes)" >&2; exit 2; }
+  "$work/benchjoplin" -task -joplin-url "$BENCH_JOPLIN_URL" -token-file "${BENCH_JOPLIN_TOKEN_FILE:?BENCH_JOPLIN_TOKEN_FILE is needed with BENCH_JOPLIN_URL}" \
+    -bin "$work/notebridge" -notes "${BENCH_NOTES:-500}" -idle "${BENCH_IDLE:-3m}"
+  exit 0
+fi
 
 docker run -d --name "$name" -e JOPLIN_TOKEN="$(cat "$work/token")" -p 127.0.0.1::41184 "$IMAGE" >/dev/null
 port="$(docker port "$name" 41184/tcp | head -n1 | sed 's/.*://')"

@@ -131,6 +131,10 @@ type bridge struct {
 	id  int
 	// called: a tool call was made (the first one checks Joplin's identity)
 	called bool
+	// instructions is the initialize result's instructions, which many
+	// clients put into the model's context.
+	instructions string
+	closed       bool
 }
 
 func startBridge(bin, joplinURL, tokenFile, stateDir string, extra ...string) (*bridge, error) {
@@ -143,10 +147,20 @@ func startBridge(bin, joplinURL, tokenFile, stateDir string, extra ...string) (*
 		return nil, err
 	}
 	b := &bridge{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}
-	if _, err := b.rpc("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"benchjoplin","version":"1"}}`); err != nil {
+	line, err := b.rpc("initialize", `{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"benchjoplin","version":"1"}}`)
+	if err != nil {
 		return nil, err
 	}
-	_, err := io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	var hello struct {
+		Result struct {
+			Instructions string `json:"instructions"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &hello); err != nil {
+		return nil, err
+	}
+	b.instructions = hello.Result.Instructions
+	_, err = io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
 	return b, err
 }
 
@@ -207,7 +221,12 @@ func (b *bridge) call(tool, args string, wantToolError bool) error {
 	return json.Unmarshal(line, &v)
 }
 
+// close ends the process; a second close does nothing.
 func (b *bridge) close() {
+	if b.closed {
+		return
+	}
+	b.closed = true
 	b.in.Close()
 	b.cmd.Wait()
 }
