@@ -15,7 +15,7 @@
 # BENCH_TASK=1 runs the scripted agent task of issue 25 instead (model-
 # visible bytes and Joplin requests per step, idle requests per minute for
 # BENCH_IDLE, default 3m, and the start-up count) over a corpus of its own
-# (issue 35: BENCH_NOTES notes of about 2 KB, 20 tags, a notebook of the
+# (issue 35: BENCH_NOTES notes of about 2 KB, BENCH_TAGS tags (20), a notebook of the
 # run's own), which it removes at the end. With BENCH_JOPLIN_URL and
 # BENCH_JOPLIN_TOKEN_FILE it runs against that Joplin, one that may hold a
 # person's notes, instead of starting the image.
@@ -40,7 +40,7 @@ go build -o "$work/benchjoplin" ./deploy/ci/benchjoplin
 if [ -n "${BENCH_JOPLIN_URL:-}" ]; then
   [ -n "${BENCH_TASK:-}" ] || { echo "bench-joplin: BENCH_JOPLIN_URL is for BENCH_TASK=1 (the timed run leaves its notes)" >&2; exit 2; }
   "$work/benchjoplin" -task -joplin-url "$BENCH_JOPLIN_URL" -token-file "${BENCH_JOPLIN_TOKEN_FILE:?BENCH_JOPLIN_TOKEN_FILE is needed with BENCH_JOPLIN_URL}" \
-    -bin "$work/notebridge" -notes "${BENCH_NOTES:-500}" -idle "${BENCH_IDLE:-3m}"
+    -bin "$work/notebridge" -notes "${BENCH_NOTES:-500}" -tags "${BENCH_TAGS:-20}" -idle "${BENCH_IDLE:-3m}"
   exit 0
 fi
 
@@ -55,7 +55,7 @@ curl -fsS "$url/ping" >/dev/null || { echo "bench-joplin: Joplin did not answer 
 
 if [ -n "${BENCH_TASK:-}" ]; then
   "$work/benchjoplin" -task -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
-    -notes "${BENCH_NOTES:-500}" -idle "${BENCH_IDLE:-3m}"
+    -notes "${BENCH_NOTES:-500}" -tags "${BENCH_TAGS:-20}" -idle "${BENCH_IDLE:-3m}"
   exit 0
 fi
 "$work/benchjoplin" -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \

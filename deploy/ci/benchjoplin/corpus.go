@@ -18,13 +18,13 @@ import (
 // The task's corpus (issue 35): notes of about 2 KB each with varied,
 // deterministic bodies (the same seed gives the same bodies, so runs
 // compare), about 20 tags each linked to a share of them, in a notebook of
-// the run's own. None of it holds the task's search word, so the search
-// finds the task's note among other notes, as it would in a person's
-// Joplin. Everything made is recorded as it is made and removed at the
+// the run's own. One note in twenty mentions the task's search word once,
+// so the search answers a full page, the task's note first, as it would
+// in a person's Joplin (the issue measured ten hits). Everything made is recorded as it is made and removed at the
 // end (corpus.cleanup), so the task can run against a Joplin that already
 // holds a person's notes.
 
-// taskQuery is the task's search; no corpus note may match it.
+// taskQuery is the task's search; the generated words never hold it.
 const taskQuery = "gardens"
 
 // taskTag is the tag the task's edit adds (create: true).
@@ -118,9 +118,9 @@ func (c *corpus) note(title, body string) (string, error) {
 }
 
 // seed makes the notebook, count generated notes and the tags, linking
-// each tag to a share of the notes (tag k to about 25%·0.85^k of them, at
-// least one).
-func (c *corpus) seed(count int) error {
+// each of tags tags to a share of the notes (tag k to about 25%·0.85^k of
+// them, at least one).
+func (c *corpus) seed(count, tags int) error {
 	if _, err := c.findTag(taskTag); err == nil {
 		c.taskTagExisted = true
 	} else if !errors.Is(err, errNoTag) {
@@ -137,12 +137,22 @@ func (c *corpus) seed(count int) error {
 		if strings.Contains(strings.ToLower(title+body), "garden") {
 			return fmt.Errorf("corpus note %d holds the task's search word", i)
 		}
+		// One note in twenty mentions the gardens once, as a person's
+		// other notes do: the search answers a full page of hits, with
+		// the task's note (its title and many mentions) first.
+		if i%20 == 7 {
+			body += "\n\nAsk at the community gardens about the " + word(rng) + " before the next meeting.\n"
+		}
 		if _, err := c.note(title, body); err != nil {
 			return err
 		}
 	}
-	for k, w := range corpusTagWords {
-		tag, err := c.create("/tags", map[string]any{"title": w + "-" + c.run})
+	for k := range tags {
+		title := corpusTagWords[k%len(corpusTagWords)] + "-" + c.run
+		if k >= len(corpusTagWords) {
+			title = fmt.Sprintf("%s-%d-%s", corpusTagWords[k%len(corpusTagWords)], k, c.run)
+		}
+		tag, err := c.create("/tags", map[string]any{"title": title})
 		if err != nil {
 			return err
 		}

@@ -41,13 +41,14 @@ func main() {
 	scoped := flag.Bool("scoped", false, "time, in turn with -bin, the same binary limited by --notebooks to the seeded notebook (issue 24)")
 	task := flag.Bool("task", false, "run the scripted agent task (search, read, change one line, tag, read again) and the idle count instead")
 	idle := flag.Duration("idle", 3*time.Minute, "with -task: how long to count the idle Joplin requests")
+	tags := flag.Int("tags", 20, "with -task: tags to seed, each linked to a share of the notes")
 	flag.Parse()
 	if *scoped && *baseline != "" {
 		log.Fatal("-scoped and -baseline-bin both take the second column; choose one")
 	}
 	var err error
 	if *task {
-		err = runTask(*joplinURL, *tokenFile, *bin, *notes, *idle)
+		err = runTask(*joplinURL, *tokenFile, *bin, *notes, *idle, *tags)
 	} else {
 		err = run(*joplinURL, *tokenFile, *bin, *baseline, *scoped, *notes, *n)
 	}

@@ -188,7 +188,7 @@ func measure(b *bridge, c *counter, steps *[]step, name, tool, args string) (str
 	return text, nil
 }
 
-func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) (err error) {
+func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration, tags int) (err error) {
 	r, err := newREST(joplinURL, tokenFile)
 	if err != nil {
 		return err
@@ -202,7 +202,7 @@ func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration) (e
 		}
 	}()
 	seedStart := time.Now()
-	if err := corp.seed(notes); err != nil {
+	if err := corp.seed(notes, tags); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
 	target, err := corp.note("Gardens roadmap", taskNoteBody)
