@@ -116,7 +116,8 @@ func TestRealJoplinConflictCopies(t *testing.T) {
 		Sync struct {
 			State string `json:"state"`
 			E2EE  struct {
-				NotesEncrypted *int64 `json:"notes_encrypted"`
+				ItemsEncrypted *int64 `json:"items_encrypted"`
+				Counted        string `json:"counted"`
 			} `json:"e2ee"`
 		} `json:"sync"`
 	}
@@ -126,8 +127,8 @@ func TestRealJoplinConflictCopies(t *testing.T) {
 	}
 	// The encrypted-notes count (order_by=encryption_applied) works on
 	// real Joplin: none here.
-	if n := st.Sync.E2EE.NotesEncrypted; n == nil || *n != 0 {
-		t.Errorf("notes_encrypted %v, want 0", n)
+	if n := st.Sync.E2EE.ItemsEncrypted; n == nil || *n != 0 || st.Sync.E2EE.Counted != "notes" {
+		t.Errorf("items_encrypted %v counted %q, want 0 notes", n, st.Sync.E2EE.Counted)
 	}
 }
 

@@ -56,14 +56,14 @@ func (o *Ops) joplinStatus() registry.Operation {
 		if !sc.All && out.Sync.E2EE != nil {
 			// The container counts every notebook's items; count the
 			// caller's notes instead.
-			out.Sync.E2EE.ItemsEncrypted = nil
+			out.Sync.E2EE.ItemsEncrypted, out.Sync.E2EE.Counted = nil, ""
 		}
 		if out.Authenticated {
 			// Details: a failure to read them leaves them out.
 			out.Conflicts, _ = o.conflictStatus(ctx)
 			if e := out.Sync.E2EE; e != nil && e.ItemsEncrypted == nil {
 				if n, err := o.encryptedNotes(ctx); err == nil {
-					e.NotesEncrypted = &n
+					e.ItemsEncrypted, e.Counted = &n, "notes"
 				}
 			}
 		}

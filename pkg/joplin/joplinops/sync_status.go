@@ -46,10 +46,13 @@ type e2eeOut struct {
 	Enabled           bool   `json:"enabled"`
 	MasterPasswordSet bool   `json:"master_password_set"`
 	PasswordOK        *bool  `json:"password_ok,omitempty"`
-	ItemsEncrypted    *int64 `json:"items_encrypted,omitempty" schema:"min=0,max=9007199254740992"`
-	// NotesEncrypted is counted by the bridge when the Joplin container
-	// reports no item count.
-	NotesEncrypted *int64 `json:"notes_encrypted,omitempty" schema:"min=0,max=@max_conflicts"`
+	// ItemsEncrypted is what is still encrypted, under one name before
+	// and after the first sync (issue 36); Counted says what it counts:
+	// items, the Joplin container's count of every item; notes, the
+	// bridge's count of the notes the caller sees (the container has no
+	// count yet, or the caller sees only some notebooks).
+	ItemsEncrypted *int64 `json:"items_encrypted,omitempty" schema:"min=0,max=9007199254740992"`
+	Counted        string `json:"counted,omitempty" schema:"enum=items|notes"`
 }
 
 // Bounds of the texts copied from status.json into the answer.
@@ -84,6 +87,9 @@ func (o *Ops) syncStatus() *syncOut {
 		out.E2EE = &e2eeOut{Enabled: e.Enabled, MasterPasswordSet: e.MasterPasswordSet, PasswordOK: e.PasswordOK, ItemsEncrypted: e.ItemsEncrypted}
 		if n := e.ItemsEncrypted; n != nil && *n < 0 {
 			out.E2EE.ItemsEncrypted = nil
+		}
+		if out.E2EE.ItemsEncrypted != nil {
+			out.E2EE.Counted = "items"
 		}
 	}
 	out.Message = "sync " + st.State

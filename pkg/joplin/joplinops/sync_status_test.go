@@ -249,7 +249,8 @@ func TestGetNoteReadsConflictsOnlyAfterASync(t *testing.T) {
 
 // TestJoplinStatusCountsEncryptedNotes: when the Joplin container cannot
 // count the items still encrypted (no master password yet), joplin_status
-// counts the notes Joplin holds encrypted.
+// counts the notes Joplin holds encrypted, under the same name as the
+// container's count after a sync (items_encrypted; counted says which).
 func TestJoplinStatusCountsEncryptedNotes(t *testing.T) {
 	h := newSyncHarness(t, true)
 	var nb, a, b struct{ ID string }
@@ -264,19 +265,19 @@ func TestJoplinStatusCountsEncryptedNotes(t *testing.T) {
 		Sync struct {
 			E2EE struct {
 				ItemsEncrypted *int64 `json:"items_encrypted"`
-				NotesEncrypted *int64 `json:"notes_encrypted"`
+				Counted        string `json:"counted"`
 			} `json:"e2ee"`
 		} `json:"sync"`
 	}
 	h.call(t, "joplin_status", map[string]any{}, &st)
-	if e := st.Sync.E2EE; e.ItemsEncrypted != nil || e.NotesEncrypted == nil || *e.NotesEncrypted != 1 {
+	if e := st.Sync.E2EE; e.ItemsEncrypted == nil || *e.ItemsEncrypted != 1 || e.Counted != "notes" {
 		t.Errorf("e2ee %+v", e)
 	}
 	h.writeStatus(t, `{"schema":1,"target":"webdav","state":"idle","completed_syncs":2,
 		"e2ee":{"enabled":true,"master_password_set":true,"password_ok":true,"items_encrypted":0}}`)
-	st.Sync.E2EE.NotesEncrypted = nil
+	st.Sync.E2EE.ItemsEncrypted, st.Sync.E2EE.Counted = nil, ""
 	h.call(t, "joplin_status", map[string]any{}, &st)
-	if e := st.Sync.E2EE; e.ItemsEncrypted == nil || *e.ItemsEncrypted != 0 || e.NotesEncrypted != nil {
+	if e := st.Sync.E2EE; e.ItemsEncrypted == nil || *e.ItemsEncrypted != 0 || e.Counted != "items" {
 		t.Errorf("reported by the container: %+v", e)
 	}
 }
