@@ -43,9 +43,9 @@ type syncError struct {
 }
 
 type e2eeOut struct {
-	Enabled           bool   `json:"enabled"`
-	MasterPasswordSet bool   `json:"master_password_set"`
-	PasswordOK        *bool  `json:"password_ok,omitempty"`
+	Enabled           bool  `json:"enabled"`
+	MasterPasswordSet bool  `json:"master_password_set"`
+	PasswordOK        *bool `json:"password_ok,omitempty"`
 	// ItemsEncrypted is what is still encrypted, under one name before
 	// and after the first sync (issue 36); Counted says what it counts:
 	// items, the Joplin container's count of every item; notes, the
