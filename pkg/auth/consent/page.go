@@ -176,14 +176,21 @@ func headers(w http.ResponseWriter, redirect string) {
 	if u, err := url.Parse(redirect); err == nil && u.Scheme != "" && u.Host != "" {
 		formAction += " " + u.Scheme + "://" + u.Host
 	}
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
+	PageHeaders(w.Header(), "default-src 'none'; form-action "+formAction+"; frame-ancestors 'none'; base-uri 'none'")
+}
+
+// PageHeaders sets the security headers of a page the owner signs in on
+// (this consent page, the owner's console) under the Content-Security-
+// Policy csp: no framing, no sniffing, nothing cached, no referrer across
+// origins.
+func PageHeaders(h http.Header, csp string) {
+	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
-	// same-origin, not no-referrer: under no-referrer a browser sends the
-	// form's POST with "Origin: null", which the MCP listener's origin
-	// check refuses; cross-origin (the redirect to the client) no referrer
-	// is sent either way.
+	// same-origin, not no-referrer: under no-referrer a browser sends a
+	// form's POST with "Origin: null", which the origin checks refuse;
+	// cross-origin (the redirect to the client) no referrer is sent
+	// either way.
 	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")

@@ -175,20 +175,10 @@ func (c *Console) sameOrigin(r *http.Request) bool {
 	return strings.EqualFold(r.Header.Get("Origin"), c.cfg.Origin)
 }
 
-// headers sets the console's security headers: no script, styles and
-// forms from the console only, no framing, nothing cached.
+// headers sets the console's security headers (consent.PageHeaders): no
+// script, styles and forms from the console only.
 func headers(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("X-Content-Type-Options", "nosniff")
-	// same-origin: the console's POSTs carry their Origin (under
-	// no-referrer a browser would send "Origin: null").
-	h.Set("Referrer-Policy", "same-origin")
-	h.Set("Cross-Origin-Opener-Policy", "same-origin")
-	h.Set("Cross-Origin-Resource-Policy", "same-origin")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
+	consent.PageHeaders(w.Header(), "default-src 'none'; style-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 }
 
 // request is a signed-in request: its session cookie, for the forms.
