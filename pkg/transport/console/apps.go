@@ -153,6 +153,23 @@ func displayName(name string) string {
 
 var joplinID = regexp.MustCompile(schema.IDPattern)
 
+// grantOrApps returns the grants and the live grant id names; without
+// them it answers the apps page, 404, with "No such app." when there are
+// no grants to read and gone when id is not among them.
+func (c *Console) grantOrApps(w http.ResponseWriter, req request, id, gone string) (Grants, oauthserver.GrantInfo, bool) {
+	g, err := c.openGrants()
+	if err != nil || g == nil {
+		c.showApps(w, req, http.StatusNotFound, "", "No such app.")
+		return nil, oauthserver.GrantInfo{}, false
+	}
+	gi, ok := liveGrant(g, id)
+	if !ok {
+		c.showApps(w, req, http.StatusNotFound, "", gone)
+		return nil, oauthserver.GrantInfo{}, false
+	}
+	return g, gi, true
+}
+
 // liveGrant returns the grant id names, refusing anything else (a client
 // id, which Revoke would also take).
 func liveGrant(g Grants, id string) (oauthserver.GrantInfo, bool) {
@@ -172,14 +189,8 @@ func liveGrant(g Grants, id string) (oauthserver.GrantInfo, bool) {
 // server reads on every request, so its next call, on an open MCP
 // session too, gets 401.
 func (c *Console) revoke(w http.ResponseWriter, req request) {
-	g, err := c.openGrants()
-	if err != nil || g == nil {
-		c.showApps(w, req, http.StatusNotFound, "", "No such app.")
-		return
-	}
-	gi, ok := liveGrant(g, req.PostForm.Get("grant"))
+	g, gi, ok := c.grantOrApps(w, req, req.PostForm.Get("grant"), "No such app: it may have been revoked already.")
 	if !ok {
-		c.showApps(w, req, http.StatusNotFound, "", "No such app: it may have been revoked already.")
 		return
 	}
 	if _, err := g.Revoke(gi.ID); err != nil {
@@ -203,14 +214,8 @@ func (c *Console) notebooksForm(w http.ResponseWriter, req request) {
 }
 
 func (c *Console) showChoose(w http.ResponseWriter, req request, status int, id, problem string) {
-	g, err := c.openGrants()
-	if err != nil || g == nil {
-		c.showApps(w, req, http.StatusNotFound, "", "No such app.")
-		return
-	}
-	gi, ok := liveGrant(g, id)
+	g, gi, ok := c.grantOrApps(w, req, id, "No such app: it may have been revoked.")
 	if !ok {
-		c.showApps(w, req, http.StatusNotFound, "", "No such app: it may have been revoked.")
 		return
 	}
 	sc, err := g.GrantNotebooks(gi.ID)
@@ -234,14 +239,8 @@ func (c *Console) showChoose(w http.ResponseWriter, req request, status int, id,
 func (c *Console) setNotebooks(w http.ResponseWriter, req request) {
 	form := req.PostForm
 	id := form.Get("grant")
-	g, err := c.openGrants()
-	if err != nil || g == nil {
-		c.showApps(w, req, http.StatusNotFound, "", "No such app.")
-		return
-	}
-	gi, ok := liveGrant(g, id)
+	g, gi, ok := c.grantOrApps(w, req, id, "No such app: it may have been revoked.")
 	if !ok {
-		c.showApps(w, req, http.StatusNotFound, "", "No such app: it may have been revoked.")
 		return
 	}
 	old, err := g.GrantNotebooks(id)
