@@ -184,12 +184,12 @@ func (x *Indexer) refreshTags(ctx context.Context, ix *searchindex.Index, links 
 		if !links {
 			continue
 		}
-		notes, err := joplin.ListAll[idTitle](ctx, x.c, "/tags/"+t.ID+"/notes", url.Values{"fields": {"id"}}, x.cfg.MaxNotes)
+		notes, err := x.tagNotes(ctx, t.ID)
 		if err != nil {
 			return err
 		}
 		for _, n := range notes {
-			linkMap[n.ID] = append(linkMap[n.ID], t.ID)
+			linkMap[n] = append(linkMap[n], t.ID)
 		}
 	}
 	if err := ix.ReplaceTags(ctx, ts, linkMap); err != nil {
@@ -199,6 +199,19 @@ func (x *Indexer) refreshTags(ctx context.Context, ix *searchindex.Index, links 
 		return nil
 	}
 	return saveTagStamps(ctx, ix, stamps)
+}
+
+// tagNotes lists the ids of the notes tag id is on.
+func (x *Indexer) tagNotes(ctx context.Context, id string) ([]string, error) {
+	notes, err := joplin.ListAll[idTitle](ctx, x.c, "/tags/"+id+"/notes", url.Values{"fields": {"id"}}, x.cfg.MaxNotes)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(notes))
+	for i, n := range notes {
+		ids[i] = n.ID
+	}
+	return ids, nil
 }
 
 // refreshFolders re-reads every notebook.

@@ -83,16 +83,16 @@ func (x *Indexer) refreshChangedTags(ctx context.Context, ix *searchindex.Index)
 	// index knew as newest is not among them (deleted, or its time moved
 	// back), only the whole list tells which are gone: read on to the end.
 	var all []tagRow
-	complete := true
+	complete, readOn := true, false
 	q := url.Values{"fields": {tagFields}, "order_by": {"updated_time"}, "order_dir": {"DESC"}}
 	err = joplin.EachPage(ctx, x.c, "/tags", q, func(_ int, items []tagRow) error {
 		for _, t := range items {
-			if complete && t.UpdatedTime < newest {
+			if !readOn && t.UpdatedTime < newest {
 				if holdsNewest(all, old, newest) {
 					complete = false
 					return errKnownTags
 				}
-				newest = -1 // read on, to the end
+				readOn = true
 			}
 			all = append(all, t)
 		}
@@ -117,14 +117,12 @@ func (x *Indexer) refreshChangedTags(ctx context.Context, ix *searchindex.Index)
 		if was, known := old[t.ID]; known && was == t.UpdatedTime {
 			continue
 		}
-		notes, err := joplin.ListAll[idTitle](ctx, x.c, "/tags/"+t.ID+"/notes", url.Values{"fields": {"id"}}, x.cfg.MaxNotes)
+		notes, err := x.tagNotes(ctx, t.ID)
 		if err != nil {
 			return err
 		}
 		changed = append(changed, searchindex.Tag{ID: t.ID, Title: t.Title})
-		for _, n := range notes {
-			notesOf[t.ID] = append(notesOf[t.ID], n.ID)
-		}
+		notesOf[t.ID] = notes
 	}
 	var gone []string
 	if complete {
