@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -17,7 +19,8 @@ import (
 // TestGoSDKClientReadsNotesAsResources drives the built binary with the
 // official Go SDK client over stdio and Streamable HTTP: it lists and reads
 // notes as resources, reads the templates, calls fetch and the outline of
-// get_note, and (stdio) receives resources/list_changed after a note write.
+// get_note, reads an image attachment as an image block, and (stdio)
+// receives resources/list_changed after a note write.
 func TestGoSDKClientReadsNotesAsResources(t *testing.T) {
 	joplinArgs := fakeJoplinArgs(t)
 	t.Run("stdio", func(t *testing.T) {
@@ -88,6 +91,19 @@ func checkResources(t *testing.T, tr mcp.Transport, wantListChanged bool) {
 	call("get_note", map[string]any{"id": note.ID, "view": "outline"}, &outline)
 	if outline.Body != nil || len(outline.Outline) != 2 || outline.Outline[1].Text != "B" {
 		t.Fatalf("outline: %+v", outline)
+	}
+	// An image attachment comes back as an image block beside its
+	// description, which validates without the data.
+	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
+	var made struct{ ID string }
+	call("create_resource", map[string]any{"data_base64": base64.StdEncoding.EncodeToString(png), "filename": "dot.png", "title": "dot " + rand.Text()[:8]}, &made)
+	img, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_resource_content", Arguments: map[string]any{"id": made.ID}})
+	if err != nil || img.IsError || len(img.Content) != 2 {
+		t.Fatalf("get_resource_content of an image: %v %+v", err, img)
+	}
+	block, ok := img.Content[1].(*mcp.ImageContent)
+	if !ok || block.MIMEType != "image/png" || !bytes.Equal(block.Data, png) || strings.Contains(img.Content[0].(*mcp.TextContent).Text, "data_base64") {
+		t.Fatalf("image block: %+v", img.Content)
 	}
 	if !wantListChanged {
 		return
