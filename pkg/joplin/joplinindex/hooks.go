@@ -50,6 +50,21 @@ func (x *Indexer) searchable(ctx context.Context, query string) (q searchindex.Q
 	return q, ix, string(Ready), nil
 }
 
+// KnownTags returns the tags the index holds (as of its last poll or
+// light check); ok is false when no built index can say.
+func (x *Indexer) KnownTags(ctx context.Context) (tags []searchindex.Tag, ok bool) {
+	ix := x.hookIndex()
+	if ix == nil {
+		return nil, false
+	}
+	tags, err := ix.Tags(ctx)
+	if err != nil {
+		x.cfg.Log.Warn("search index: tags not read", "err", err)
+		return nil, false
+	}
+	return tags, true
+}
+
 // Wrote keeps the index fresh after a write notebridge made: New has the
 // client tell it of every write Joplin accepted, which it handles before
 // the write returns, so the next search sees it. It takes what the write

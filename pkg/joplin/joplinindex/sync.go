@@ -270,7 +270,11 @@ func (x *Indexer) pollEvents(ctx context.Context, ix *searchindex.Index, from st
 }
 
 // refreshNotes re-reads notes and their tags from Joplin into the index;
-// a note Joplin no longer has is removed.
+// a note Joplin no longer has is removed. A note whose stamp is the one the
+// index holds (the change was notebridge's own write, indexed from its
+// answer) keeps its indexed tags: its tag links were indexed as they were
+// written, and a link never moves a note's stamp nor shows in /events, so
+// re-reading them would cost a request that tells nothing the event did.
 func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids []string) error {
 	var put []searchindex.Note
 	var gone []string
@@ -284,13 +288,9 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 		if err != nil {
 			return err
 		}
-		tags, err := joplin.ListAll[idTitle](ctx, x.c, "/notes/"+id+"/tags", url.Values{"fields": {"id"}}, x.cfg.MaxNotes)
-		if err != nil && !domainerr.HasCode(err, domainerr.NotFound) {
+		tagIDs, err := x.noteTagsUnlessIndexed(ctx, ix, n)
+		if err != nil {
 			return err
-		}
-		tagIDs := make([]string, 0, len(tags))
-		for _, t := range tags {
-			tagIDs = append(tagIDs, t.ID)
 		}
 		in := toIndex(n, tagIDs)
 		if err := attach(ctx, &in, x.fetchOCR); err != nil {
@@ -313,6 +313,27 @@ func (x *Indexer) refreshNotes(ctx context.Context, ix *searchindex.Index, ids [
 		x.mu.Unlock()
 	}
 	return err
+}
+
+// noteTagsUnlessIndexed reads note n's tag ids, or returns nil (keep the
+// indexed links) when the index holds n with the stamp Joplin answered.
+func (x *Indexer) noteTagsUnlessIndexed(ctx context.Context, ix *searchindex.Index, n joplin.Note) ([]string, error) {
+	held, ok, err := ix.NoteStamp(ctx, n.ID)
+	if err != nil {
+		return nil, err
+	}
+	if ok && held == (searchindex.Stamp{ParentID: n.ParentID, UpdatedTime: n.UserUpdatedTime, Deleted: n.DeletedTime}) {
+		return nil, nil
+	}
+	tags, err := joplin.ListAll[idTitle](ctx, x.c, "/notes/"+n.ID+"/tags", url.Values{"fields": {"id"}}, x.cfg.MaxNotes)
+	if err != nil && !domainerr.HasCode(err, domainerr.NotFound) {
+		return nil, err
+	}
+	tagIDs := make([]string, 0, len(tags))
+	for _, t := range tags {
+		tagIDs = append(tagIDs, t.ID)
+	}
+	return tagIDs, nil
 }
 
 // reconcile catches what /events does not report: notebooks, tags and tag

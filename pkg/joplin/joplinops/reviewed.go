@@ -63,9 +63,12 @@ func (r reviewedJoplin) TagsTitled(ctx context.Context, title string) ([]string,
 	return ids, err
 }
 
+func (r reviewedJoplin) SurelyNewTag(ctx context.Context, title string) bool {
+	return r.o.tagSurelyNew(ctx, title)
+}
+
 func (r reviewedJoplin) PostTag(ctx context.Context, title string) (string, error) {
-	t, err := r.o.postTag(ctx, title)
-	return t.ID, err
+	return r.o.ensureTag(ctx, title)
 }
 
 func (r reviewedJoplin) Revision(ctx context.Context, noteID, revID string) (string, string, error) {

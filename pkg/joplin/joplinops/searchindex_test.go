@@ -42,6 +42,13 @@ func newIndexHarness(t *testing.T, built chan string) *indexHarness {
 // newMeaningHarness is newIndexHarness with search by meaning set up by m.
 func newMeaningHarness(t *testing.T, built chan string, m joplinindex.MeaningConfig) *indexHarness {
 	t.Helper()
+	return newHarnessWith(t, built, joplinindex.Config{Meaning: m})
+}
+
+// newHarnessWith is newIndexHarness with cfg's Meaning and CatchUp.
+func newHarnessWith(t *testing.T, built chan string, cfg joplinindex.Config) *indexHarness {
+	t.Helper()
+	m := cfg.Meaning
 	fake, url, tf := joplinfake.Serve(t, token)
 	c, err := joplin.New(joplin.Config{BaseURL: url, TokenFile: tf, AvailabilityWait: 50 * time.Millisecond})
 	if err != nil {
@@ -52,7 +59,7 @@ func newMeaningHarness(t *testing.T, built chan string, m joplinindex.MeaningCon
 		t.Fatal(err)
 	}
 	x := joplinindex.New(c, joplinindex.Config{Path: filepath.Join(t.TempDir(), "index.db"), Poll: time.Hour, Reconcile: time.Hour,
-		Applied: func(what string) { built <- what }, Meaning: m})
+		Applied: func(what string) { built <- what }, Meaning: m, CatchUp: cfg.CatchUp})
 	t.Cleanup(func() { x.Close() })
 	reg, err := registry.New(joplinops.Operations(c, joplinops.DefaultLimits, joplinops.WithSearchIndex(x),
 		joplinops.WithReceiptDir(t.TempDir(), receipts.DefaultLimits))...)

@@ -3,6 +3,8 @@ package joplinops
 import (
 	"context"
 
+	"github.com/notebridge/notebridge/pkg/joplin/scopeview"
+
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
 	"github.com/notebridge/notebridge/pkg/joplin"
 )
@@ -53,6 +55,9 @@ func (o *Ops) tagOf(ctx context.Context, ref noteTagRef, create bool) (string, e
 	case NormalizeTitle(ref.Tag) == "":
 		return "", bad("the tag title is blank")
 	}
+	if create && o.tagSurelyNew(ctx, ref.Tag) {
+		return o.ensureTag(ctx, ref.Tag)
+	}
 	matches, err := o.tagsTitled(ctx, ref.Tag, "")
 	if err != nil {
 		return "", err
@@ -68,4 +73,43 @@ func (o *Ops) tagOf(ctx context.Context, ref noteTagRef, create bool) (string, e
 	}
 	created, err := o.postTag(ctx, ref.Tag)
 	return created.ID, err
+}
+
+// tagSurelyNew reports whether the search index, for a caller that sees
+// the whole Joplin, holds no tag titled title: a create then skips the
+// title lookup, Joplin itself refusing a duplicate title (ensureTag), so a
+// tag made elsewhere since the index's last check costs two more requests
+// and is never duplicated. It is false whenever the index cannot say, and
+// for a caller limited to some notebooks (whose lookup also decides what
+// it may see).
+func (o *Ops) tagSurelyNew(ctx context.Context, title string) bool {
+	if o.index == nil || scopeview.Limited(ctx) {
+		return false
+	}
+	tags, ok := o.index.KnownTags(ctx)
+	if !ok {
+		return false
+	}
+	want := NormalizeTitle(title)
+	for _, t := range tags {
+		if NormalizeTitle(t.Title) == want {
+			return false
+		}
+	}
+	return true
+}
+
+// ensureTag creates a tag titled title, or returns the one tag Joplin says
+// already has it; the caller holds the create lock.
+func (o *Ops) ensureTag(ctx context.Context, title string) (string, error) {
+	created, err := o.postTag(ctx, title)
+	if err == nil {
+		return created.ID, nil
+	}
+	if de, ok := domainerr.As(err); ok && de.Code == domainerr.TagAlreadyExists {
+		if matches, _ := de.Details["matches"].([]match); len(matches) == 1 {
+			return matches[0].ID, nil
+		}
+	}
+	return "", err
 }

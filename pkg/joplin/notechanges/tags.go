@@ -23,6 +23,10 @@ func (w *Workflow) resolveTag(ctx context.Context, target string, create bool, s
 	}
 	key := "tagtitle:" + w.j.NormalizeTitle(target)
 	found, ok := seen[key]
+	if !ok && create && w.j.SurelyNewTag(ctx, target) {
+		found, ok = "", true // created at apply, or Joplin names the tag it has
+		seen[key] = found
+	}
 	if !ok {
 		matches, err := w.j.TagsTitled(ctx, target)
 		if err != nil {
@@ -52,7 +56,8 @@ func (w *Workflow) resolveTag(ctx context.Context, target string, create bool, s
 
 // createPlannedTags makes the tags a plan marks new (newTagPrefix) and puts
 // their ids in the notes' tag lists. The caller holds the create lock and
-// has just found no tag with each title.
+// has just found no tag with each title (a tag made elsewhere since is
+// the one PostTag returns).
 func (w *Workflow) createPlannedTags(ctx context.Context, notes []receipts.Note) error {
 	made := map[string]string{}
 	for i := range notes {

@@ -30,7 +30,11 @@ type Joplin interface {
 	Notebook(ctx context.Context, id string) (trashed bool, err error)
 	// TagsTitled lists the ids of the tags whose normalised title is title's.
 	TagsTitled(ctx context.Context, title string) ([]string, error)
-	// PostTag creates a tag titled title; the caller holds the lock.
+	// SurelyNewTag reports that no tag is titled title, as far as a local
+	// record can tell without asking Joplin; false when it cannot tell.
+	SurelyNewTag(ctx context.Context, title string) bool
+	// PostTag creates a tag titled title, or returns the one tag Joplin
+	// says has it already; the caller holds the lock.
 	PostTag(ctx context.Context, title string) (id string, err error)
 	// Revision returns the title and body of note noteID at revision revID.
 	Revision(ctx context.Context, noteID, revID string) (title, body string, err error)

@@ -161,6 +161,35 @@ func (ix *Index) Stamps(ctx context.Context) (map[string]Stamp, error) {
 	return out, wrap(rows.Err(), "read note stamps")
 }
 
+// NoteStamp returns the stamp of one indexed note; ok is false when the
+// index does not hold it.
+func (ix *Index) NoteStamp(ctx context.Context, id string) (s Stamp, ok bool, err error) {
+	err = ix.db.QueryRowContext(ctx, `SELECT parent_id, updated_time, deleted_time FROM notes WHERE id = ?`, id).
+		Scan(&s.ParentID, &s.UpdatedTime, &s.Deleted)
+	if err == sql.ErrNoRows {
+		return Stamp{}, false, nil
+	}
+	return s, err == nil, wrap(err, "read a note's stamp")
+}
+
+// Tags returns every indexed tag.
+func (ix *Index) Tags(ctx context.Context) ([]Tag, error) {
+	rows, err := ix.db.QueryContext(ctx, `SELECT id, title FROM tags`)
+	if err != nil {
+		return nil, wrap(err, "read tags")
+	}
+	defer rows.Close()
+	var out []Tag
+	for rows.Next() {
+		var t Tag
+		if err := rows.Scan(&t.ID, &t.Title); err != nil {
+			return nil, wrap(err, "read tags")
+		}
+		out = append(out, t)
+	}
+	return out, wrap(rows.Err(), "read tags")
+}
+
 func (ix *Index) tx(ctx context.Context, what string, fn func(*sql.Tx) error) error {
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
