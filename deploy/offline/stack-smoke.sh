@@ -261,6 +261,20 @@ until dc cp caddy:/data/caddy/pki/authorities/local/root.crt "$TMP/root.crt" >/d
   sleep 1
 done
 
+# ---- notebridge doctor sees what serve runs with --------------------------------
+# compose gives serve its settings as variables, so a command exec'd beside
+# it checks the same configuration. On this healthy stack every check
+# passes; with OAuth on, the smoke's made-up name may only fail its DNS.
+dc exec -T bridge notebridge doctor >"$TMP/doctor.out" 2>&1 || true
+if [ "$OAUTH" = 1 ]; then
+  ! grep '^PROBLEM' "$TMP/doctor.out" | grep -qv "^PROBLEM  DNS of $HOST" ||
+    { cat "$TMP/doctor.out" >&2; die "notebridge doctor found a problem besides the smoke's DNS name"; }
+else
+  grep -q 'checks passed' "$TMP/doctor.out" || { cat "$TMP/doctor.out" >&2; die "notebridge doctor found a problem on a healthy stack"; }
+fi
+grep -q '^ok       Joplin at ' "$TMP/doctor.out" || { cat "$TMP/doctor.out" >&2; die "notebridge doctor did not check Joplin"; }
+log "notebridge doctor: $(grep -c '^ok' "$TMP/doctor.out") checks ok"
+
 # ---- checks -------------------------------------------------------------------
 # req METHOD PATH auth|noauth [BODY]: status code on stdout, body in $TMP/body,
 # headers in $TMP/headers.

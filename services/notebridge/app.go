@@ -88,11 +88,11 @@ func setup(name string, args []string, stderr io.Writer, withHTTP bool, extra fu
 func newApp(c *config, log *slog.Logger) (*app, error) {
 	enabled, err := toolsets.Parse(c.Toolsets)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--toolsets: %w", err)
 	}
 	core, err := toolsets.ParseProfile(c.Tools)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--tools: %w", err)
 	}
 	limits := joplinops.DefaultLimits
 	limits.MaxResourceBytes = c.MaxResource

@@ -54,6 +54,9 @@ Usage:
   notebridge setup          ask how the stack is reached, the sync target and its login (checked),
                             E2EE and search by meaning; write .env (0600) and the secrets, print
                             the connector URL and the steps for ChatGPT and Claude
+  notebridge doctor         check serve's settings (the same flags and NOTEBRIDGE_ variables), the
+                            token files, Joplin's answer, the embedding provider and the domain's
+                            DNS; print each problem with its fix; changes nothing
   notebridge version        print the version
 
 Run "notebridge <command> -h" for a command's flags. Every flag --x-y can
@@ -152,6 +155,8 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return runOAuth(args[1:], stdout, stderr)
 	case "setup":
 		return runSetup(ctx, args[1:], stdin, stdout, stderr)
+	case "doctor":
+		return runDoctor(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return nil
