@@ -44,8 +44,11 @@ if [ -n "${BENCH_JOPLIN_URL:-}" ]; then
   exit 0
 fi
 
-docker run -d --name "$name" -e JOPLIN_TOKEN="$(cat "$work/token")" -p 127.0.0.1::41184 "$IMAGE" >/dev/null
-port="$(docker port "$name" 41184/tcp | head -n1 | sed 's/.*://')"
+# A fixed host port: the timed run restarts the container after seeding
+# (Joplin's own search then holds the corpus), and a published port chosen
+# by Docker may change on a restart.
+port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+docker run -d --name "$name" -e JOPLIN_TOKEN="$(cat "$work/token")" -p "127.0.0.1:$port:41184" "$IMAGE" >/dev/null
 url="http://127.0.0.1:$port"
 for _ in $(seq 1 180); do
   if curl -fsS "$url/ping" >/dev/null 2>&1; then break; fi
@@ -59,4 +62,5 @@ if [ -n "${BENCH_TASK:-}" ]; then
   exit 0
 fi
 "$work/benchjoplin" -joplin-url "$url" -token-file "$work/token" -bin "$work/notebridge" \
-  -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}" ${BENCH_SCOPED:+-scoped}
+  -notes "${BENCH_NOTES:-500}" -n "${BENCH_CALLS:-200}" -baseline-bin "${BENCH_BASELINE_BIN:-}" ${BENCH_SCOPED:+-scoped} \
+  -restart-joplin "docker restart $name >/dev/null"

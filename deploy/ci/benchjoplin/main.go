@@ -42,6 +42,7 @@ func main() {
 	task := flag.Bool("task", false, "run the scripted agent task (search, read, change one line, tag, read again) and the idle count instead")
 	idle := flag.Duration("idle", 3*time.Minute, "with -task: how long to count the idle Joplin requests")
 	tags := flag.Int("tags", 20, "with -task: tags to seed, each linked to a share of the notes")
+	restart := flag.String("restart-joplin", "", "timed run: a command (run by sh) that restarts Joplin after seeding, so that Joplin's own search holds the corpus")
 	flag.Parse()
 	if *scoped && *baseline != "" {
 		log.Fatal("-scoped and -baseline-bin both take the second column; choose one")
@@ -50,7 +51,7 @@ func main() {
 	if *task {
 		err = runTask(*joplinURL, *tokenFile, *bin, *notes, *idle, *tags)
 	} else {
-		err = run(*joplinURL, *tokenFile, *bin, *baseline, *scoped, *notes, *n)
+		err = run(*joplinURL, *tokenFile, *bin, *baseline, *restart, *scoped, *notes, *n)
 	}
 	if err != nil {
 		log.Fatal(err)
@@ -96,32 +97,6 @@ func (r rest) get(path string, q url.Values) error {
 	}
 	var v map[string]any
 	return json.Unmarshal(b, &v)
-}
-
-// seed creates a notebook holding count notes and returns its id and one
-// note's id.
-func seed(r rest, count int) (folder, note string, err error) {
-	b, err := r.do(http.MethodPost, "/folders", nil, map[string]any{"title": fmt.Sprintf("bench %d", time.Now().UnixNano())})
-	if err != nil {
-		return "", "", err
-	}
-	var f struct{ ID string }
-	if err := json.Unmarshal(b, &f); err != nil {
-		return "", "", err
-	}
-	body := strings.Repeat("Benchmark words about gardens, rivers and quiet mornings. ", 30)
-	for i := range count {
-		b, err := r.do(http.MethodPost, "/notes", nil, map[string]any{"parent_id": f.ID, "title": fmt.Sprintf("bench note %d", i), "body": body})
-		if err != nil {
-			return "", "", err
-		}
-		if i == count/2 {
-			var n struct{ ID string }
-			json.Unmarshal(b, &n)
-			note = n.ID
-		}
-	}
-	return f.ID, note, nil
 }
 
 // bridge is one `notebridge mcp stdio` process after the handshake.
@@ -294,26 +269,63 @@ func newREST(joplinURL, tokenFile string) (rest, error) {
 	return rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}, nil
 }
 
-func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n int) error {
+func run(joplinURL, tokenFile, bin, baselineBin, restart string, scoped bool, notes, n int) (err error) {
 	r, err := newREST(joplinURL, tokenFile)
 	if err != nil {
 		return err
 	}
+	// The task's corpus (corpus.go): notes of about 2 KB, one in twenty
+	// mentioning the search word, and the task's note; removed at the end.
+	corp := newCorpus(r)
+	stopSignals := corp.cleanupOnSignal()
+	defer func() {
+		stopSignals()
+		if cerr := corp.cleanup(); err == nil {
+			err = cerr
+		}
+	}()
 	seedStart := time.Now()
-	folder, note, err := seed(r, notes)
-	if err != nil {
+	if err := corp.seed(notes, 0); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	fmt.Printf("seeded %d notes in one notebook in %.1f s\n", notes, time.Since(seedStart).Seconds())
+	note, err := corp.note("Gardens roadmap", taskNoteBody)
+	if err != nil {
+		return err
+	}
+	folder := corp.folder
+	fmt.Printf("seeded %d notes of about 2 KB in one notebook in %.1f s (one in twenty mentions the search word)\n", notes, time.Since(seedStart).Seconds())
+	if restart != "" {
+		// Joplin's own search sees notes made since its start only after
+		// a restart: without one it would answer the REST search from an
+		// index that lacks the corpus.
+		if err := restartJoplin(restart, r); err != nil {
+			return err
+		}
+		fmt.Println("Joplin restarted after seeding, so that its own search holds the corpus")
+	}
 	noteFields := "id,parent_id,title,body,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"
+	// Each REST request asks for what the bridge's call answers: the
+	// fields its answer carries, ten search hits, a page of 100 notes.
 	work := []workload{
 		{"get_note", "/notes/" + note, url.Values{"fields": {noteFields}}, "get_note", fmt.Sprintf(`{"id":%q}`, note), false},
-		{"search", "/search", url.Values{"query": {"gardens"}, "type": {"note"}, "fields": {"id,parent_id,title,deleted_time"}, "limit": {"20"}}, "search", `{"query":"gardens"}`, false},
+		{"search", "/search", url.Values{"query": {"gardens"}, "type": {"note"}, "fields": {"id,parent_id,title,deleted_time,updated_time"}, "limit": {"10"}}, "search", `{"query":"gardens"}`, false},
 		{"stdio floor: get_note refused (bad id), no Joplin request", "/notes/" + note, url.Values{"fields": {noteFields}}, "get_note", `{"id":"not-an-id"}`, true},
-		{"list_notes", "/folders/" + folder + "/notes", url.Values{"fields": {"id,parent_id,title,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"}, "limit": {"50"}, "order_by": {"updated_time"}, "order_dir": {"DESC"}}, "list_notes", fmt.Sprintf(`{"notebook_id":%q}`, folder), false},
+		{"list_notes, page of 100", "/folders/" + folder + "/notes", url.Values{"fields": {"id,parent_id,title,is_todo,todo_due,todo_completed,created_time,updated_time,deleted_time"}, "limit": {"100"}, "order_by": {"updated_time"}, "order_dir": {"DESC"}}, "list_notes", fmt.Sprintf(`{"notebook_id":%q,"limit":100}`, folder), false},
 	}
 
-	timed, err := startBridge(bin, joplinURL, tokenFile, mustTemp())
+	// Each bridge starts over a search index built before (warmIndex), as
+	// a running bridge has one: no timed or counted call falls back to
+	// Joplin's search while the index builds, nor counts the build.
+	warm := func(bin, joplinURL string) (string, error) {
+		state := mustTemp()
+		corp.dirs = append(corp.dirs, state)
+		return state, warmIndex(bin, joplinURL, tokenFile, state)
+	}
+	state, err := warm(bin, joplinURL)
+	if err != nil {
+		return err
+	}
+	timed, err := startBridge(bin, joplinURL, tokenFile, state)
 	if err != nil {
 		return fmt.Errorf("start bridge: %w", err)
 	}
@@ -322,7 +334,11 @@ func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n in
 	if err != nil {
 		return err
 	}
-	counted, err := startBridge(bin, proxyURL, tokenFile, mustTemp())
+	countedState, err := warm(bin, proxyURL)
+	if err != nil {
+		return err
+	}
+	counted, err := startBridge(bin, proxyURL, tokenFile, countedState)
 	if err != nil {
 		return fmt.Errorf("start counted bridge: %w", err)
 	}
@@ -330,12 +346,20 @@ func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n in
 	var base *bridge
 	switch {
 	case baselineBin != "":
-		if base, err = startBridge(baselineBin, joplinURL, tokenFile, mustTemp()); err != nil {
+		baseState, err := warm(baselineBin, joplinURL)
+		if err != nil {
+			return err
+		}
+		if base, err = startBridge(baselineBin, joplinURL, tokenFile, baseState); err != nil {
 			return fmt.Errorf("start baseline bridge: %w", err)
 		}
 		defer base.close()
 	case scoped:
-		if base, err = startBridge(bin, joplinURL, tokenFile, mustTemp(), "--notebooks", folder); err != nil {
+		scopedState, err := warm(bin, joplinURL)
+		if err != nil {
+			return err
+		}
+		if base, err = startBridge(bin, joplinURL, tokenFile, scopedState, "--notebooks", folder); err != nil {
 			return fmt.Errorf("start scoped bridge: %w", err)
 		}
 		defer base.close()
@@ -392,6 +416,25 @@ func run(joplinURL, tokenFile, bin, baselineBin string, scoped bool, notes, n in
 		fmt.Printf("| %s | %.3f ms | %.3f ms | %.2f× | %.1f |\n", w.name, ms(mr), ms(mb), float64(mb)/float64(mr), perCall)
 	}
 	return nil
+}
+
+// restartJoplin runs cmd and waits (up to 3 min) until Joplin answers an
+// authenticated request again.
+func restartJoplin(cmd string, r rest) error {
+	if out, err := exec.Command("sh", "-c", cmd).CombinedOutput(); err != nil {
+		return fmt.Errorf("restart Joplin (%s): %v: %s", cmd, err, out)
+	}
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		err := r.get("/folders", url.Values{"limit": {"1"}, "fields": {"id"}})
+		if err == nil {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("Joplin did not answer after its restart: %w", err)
+		}
+		time.Sleep(time.Second)
+	}
 }
 
 func cloneValues(v url.Values) url.Values {
