@@ -431,7 +431,7 @@ func restartJoplin(cmd string, r rest) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("Joplin did not answer after its restart: %w", err)
+			return fmt.Errorf("no answer from Joplin after its restart: %w", err)
 		}
 		time.Sleep(time.Second)
 	}

@@ -8,6 +8,8 @@
 // Environment: OAUTH_DOMAIN, OAUTH_HTTPS_PORT (Caddy's port on 127.0.0.1),
 // OAUTH_CA (Caddy's internal root), OAUTH_PASSPHRASE (the owner passphrase).
 // OAUTH_E2E_SKIP_REVOKE=1 skips the revocation, to show the last check fails.
+// OAUTH_E2E_FIND=WORD also has the connector search for WORD and read the
+// note found (deploy/ci/walkthrough.sh: the person's synced note).
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -209,6 +211,22 @@ try {
   assert.notEqual(nb.isError, true, `create_notebook: ${JSON.stringify(nb.content)}`);
   assert.ok(nb.structuredContent?.id, 'the new notebook has an id');
   ok('tools/call create_notebook with the OAuth access token');
+  const find = process.env.OAUTH_E2E_FIND;
+  if (find) {
+    // The person's note, synced from their other device: search finds it
+    // (once the first sync brought it), get_note reads its text.
+    let hit;
+    for (let i = 0; i < 120 && !hit; i++) {
+      const res = await client.callTool({ name: 'search', arguments: { query: find } });
+      assert.notEqual(res.isError, true, `search: ${JSON.stringify(res.content)}`);
+      hit = res.structuredContent?.results?.[0];
+      if (!hit) await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.ok(hit, `search ${find} found no note within 60 s`);
+    const note = await client.callTool({ name: 'get_note', arguments: { id: hit.id } });
+    assert.ok(note.structuredContent?.body?.includes(find), `get_note ${hit.id}: ${JSON.stringify(note.content).slice(0, 300)}`);
+    ok(`the connector reads the person's synced note: search found "${hit.title}", get_note has its text`);
+  }
 
   // 5. Refresh: the saved access token is made invalid; the next call gets
   // 401 and the SDK refreshes with the refresh token, which rotates.
