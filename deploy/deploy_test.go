@@ -1,5 +1,5 @@
 // Package deploy holds the deployment files' tests: compose.yaml, .env,
-// .env.example and the README must agree.
+// .env.example, the README and docs/ must agree.
 package deploy
 
 import (
@@ -81,7 +81,8 @@ func TestBridgeReadsTheSyncState(t *testing.T) {
 }
 
 // TestEnvExampleListsEverySetting: every variable compose.yaml reads and
-// every setting the README names for the stack is in .env.example, and
+// every setting docs/stack.md and docs/quickstarts.md name for the stack
+// (once the README's stack section) is in .env.example, and
 // everything .env sets is there too.
 func TestEnvExampleListsEverySetting(t *testing.T) {
 	example := read(t, "../.env.example")
@@ -93,15 +94,20 @@ func TestEnvExampleListsEverySetting(t *testing.T) {
 	for _, m := range regexp.MustCompile(`\$\{([A-Z][A-Z0-9_]+)`).FindAllStringSubmatch(read(t, "../compose.yaml"), -1) {
 		need[m[1]] = "compose.yaml"
 	}
-	stack := read(t, "../README.md")
-	if i := strings.Index(stack, "## The stack"); i >= 0 {
-		stack = stack[i:]
-	}
-	if i := strings.Index(stack, "\n## Without Docker"); i >= 0 {
-		stack = stack[:i]
-	}
-	for _, m := range regexp.MustCompile("`((?:NOTEBRIDGE|COMPOSE)_[A-Z0-9_]+)").FindAllStringSubmatch(stack, -1) {
-		need[m[1]] = "README.md"
+	// The stack's pages (moved out of the README): docs/stack.md and the
+	// quickstarts, up to their stdio section, which runs without compose.
+	for _, page := range []string{"docs/stack.md", "docs/quickstarts.md"} {
+		stack := read(t, "../"+page)
+		if i := strings.Index(stack, "\n## Without Docker"); i >= 0 {
+			stack = stack[:i]
+		}
+		named := regexp.MustCompile("`((?:NOTEBRIDGE|COMPOSE)_[A-Z0-9_]+)").FindAllStringSubmatch(stack, -1)
+		if len(named) == 0 {
+			t.Errorf("%s names no NOTEBRIDGE_ or COMPOSE_ setting: the scan is broken", page)
+		}
+		for _, m := range named {
+			need[m[1]] = page
+		}
 	}
 	for _, m := range regexp.MustCompile(`(?m)^#?([A-Z][A-Z0-9_]+)=`).FindAllStringSubmatch(read(t, "../.env"), -1) {
 		need[m[1]] = ".env"

@@ -5,7 +5,7 @@
 # machine built are pushed to it under the names the release workflow
 # publishes (notebridge-bridge, -joplin, -embedder at one version); their
 # local copies under those names are removed; then the stack smoke runs the
-# README's way to published images (compose.release.yaml): `docker compose
+# way to published images docs/images.md gives (compose.release.yaml): `docker compose
 # pull` from that registry and `up --no-build`. Docker talks plain HTTP to a
 # registry on 127.0.0.0/8 without configuration.
 #

@@ -25,8 +25,8 @@
 #   7. the bridge's environment: NOTEBRIDGE_DOMAIN from .env, no origin
 #      unless NOTEBRIDGE_ORIGIN is set
 #
-# With SMOKE_OAUTH=1 the stack runs as the README's ChatGPT/Claude connector
-# quickstart sets it (NOTEBRIDGE_DOMAIN=notebridge.local, which Caddy serves
+# With SMOKE_OAUTH=1 the stack runs as the ChatGPT/Claude connector
+# quickstart (docs/quickstarts.md) sets it (NOTEBRIDGE_DOMAIN=notebridge.local, which Caddy serves
 # from its internal CA, NOTEBRIDGE_PUBLISH_MCP=on, NOTEBRIDGE_OAUTH=true),
 # and check 4 becomes: /mcp without a token -> 401 naming the resource
 # metadata; both metadata documents name https://notebridge.local; dynamic
@@ -110,7 +110,7 @@ fi
 # The load benchmark makes more Actions requests than a person does.
 [ "$MEANING_LOAD" -gt 0 ] && export NOTEBRIDGE_ACTIONS_RATE=100000-M
 if [ "$MEANING" = 1 ]; then
-  # The one setting the README gives: meaning added to the profiles .env names.
+  # The one setting docs/stack.md gives: meaning added to the profiles .env names.
   profiles="$(sed -n 's/^COMPOSE_PROFILES=//p' .env | tail -n1)"
   export COMPOSE_PROFILES="${profiles:+$profiles,}meaning"
 fi
@@ -126,7 +126,7 @@ fi
 
 UP_ARGS=()
 if [ -n "$RELEASE" ]; then
-  # The README's way to the published images: the overlay and the version.
+  # docs/images.md's way to the published images: the overlay and the version.
   export COMPOSE_FILE=compose.yaml:compose.release.yaml NOTEBRIDGE_RELEASE="$RELEASE"
   [ -z "${SMOKE_REGISTRY:-}" ] || export NOTEBRIDGE_REGISTRY="$SMOKE_REGISTRY"
   UP_ARGS=(--no-build)

@@ -449,7 +449,7 @@ func (s *session) nextSteps(a Answers) {
 	}
 	fmt.Fprintln(out, "Start the stack:  docker compose up -d --wait")
 	if a.Reach == "local" {
-		fmt.Fprintln(out, "This machine only: connect Claude Desktop, Claude Code or Codex over stdio (README), or GPT Actions once a public name is set.")
+		fmt.Fprintln(out, "This machine only: connect Claude Desktop, Claude Code or Codex over stdio (docs/quickstarts.md, Without Docker), or GPT Actions once a public name is set.")
 		return
 	}
 	fmt.Fprintf(out, `
