@@ -59,6 +59,44 @@ timed() {
   return "$rc"
 }
 
+# readme_step N [WANT]: the command of step N of the README's connector
+# path: the first `docker compose …` code span of numbered item N (its
+# line and the indented lines after it) under "A connector in ChatGPT or Claude". With WANT,
+# dies unless it is WANT, so a README whose steps change fails here until
+# this script follows it.
+readme_step() {
+  local cmd
+  cmd="$(awk -v n="$1" '
+    /^\*\*A connector in ChatGPT or Claude\*\*/ { inpath = 1; next }
+    inpath && /^\*\*/ { exit }
+    item && /^ / { text = text " " $0; next }
+    item { exit }
+    inpath && index($0, n ". ") == 1 { item = 1; text = $0 }
+    END { print text }' README.md |
+    grep -o '`docker compose [^`]*`' | head -1 | tr -d '`')" || true
+  [ -n "$cmd" ] || die "step $1 of the README's connector path names no docker compose command"
+  if [ $# -gt 1 ] && [ "$cmd" != "$2" ]; then
+    die "step $1 of the README's connector path is now '$cmd', this walk-through plays '$2': update deploy/ci/walkthrough.sh"
+  fi
+  printf '%s\n' "$cmd"
+}
+
+# readme_run N [ARGS...]: runs step N's command as the README writes it,
+# adding only what a script needs: this walk-through's project (and the
+# compose files in EXTRA_FILES), -T for run and exec (no terminal), -q
+# for build, and ARGS after it (the setup assistant's answers).
+EXTRA_FILES=()
+readme_run() {
+  local words
+  read -r -a words <<<"$(readme_step "$1")"
+  shift
+  case "${words[2]}" in
+    run | exec) words=("${words[@]:0:3}" -T "${words[@]:3}") ;;
+    build) words+=(-q) ;;
+  esac
+  dc "${EXTRA_FILES[@]}" "${words[@]:2}" "$@"
+}
+
 command -v rclone >/dev/null 2>&1 || die "rclone not found (apt-get install rclone)"
 (cd "$REPO/deploy/ci/oauth-client" && npm ci --no-audit --no-fund --silent)
 
@@ -94,9 +132,14 @@ export NOTEBRIDGE_EDGE_SUBNET="${net}5.0/24" NOTEBRIDGE_EDGE_DYNAMIC="${net}5.12
 # 1. git clone and cd.
 timed "1 git clone" git clone -q "$REPO" "$CLONE"
 cd "$CLONE"
-# 2. docker compose build (the images of this commit; cached layers).
-timed "2 docker compose build" dc build -q
-# 3. the setup assistant, answered by its flags. The password comes from
+# Steps 2 to 5 run the commands the clone's README names, in its order.
+readme_step 2 'docker compose build' >/dev/null
+readme_step 3 'docker compose run --rm setup' >/dev/null
+readme_step 4 'docker compose up -d --wait' >/dev/null
+readme_step 5 'docker compose exec bridge notebridge secrets show owner-passphrase' >/dev/null
+# 2. The images of this commit (cached layers).
+timed "2 $(readme_step 2)" readme_run 2 >"$W/build.out" 2>&1 || { tail -40 "$W/build.out" >&2; die "the build failed"; }
+# 3. The setup assistant, answered by its flags. The password comes from
 # a file in the project (the assistant's container sees it as /project).
 cp "$W/dav-pass" "$CLONE/.walk-sync-password"
 cat >"$W/dns.yaml" <<EOF
@@ -107,16 +150,17 @@ services:
 EOF
 answers=(--reach domain --domain "$DOMAIN" --sync-target webdav --sync-url "http://host.docker.internal:$DAV_PORT/joplin"
   --sync-user walk --sync-password-file /project/.walk-sync-password --e2ee no --meaning off)
-timed "3 docker compose run --rm setup" dc -f compose.yaml -f "$W/dns.yaml" run --rm -T setup --non-interactive "${answers[@]}" >"$W/setup.out" 2>&1 ||
+EXTRA_FILES=(-f compose.yaml -f "$W/dns.yaml")
+timed "3 $(readme_step 3)" readme_run 3 --non-interactive "${answers[@]}" >"$W/setup.out" 2>&1 ||
   { cat "$W/setup.out" >&2; die "setup refused its answers"; }
+EXTRA_FILES=()
 rm -f "$CLONE/.walk-sync-password"
 grep -q "https://$DOMAIN/mcp" "$W/setup.out" || { cat "$W/setup.out" >&2; die "setup did not print the connector URL"; }
 log "setup took $(( ${#answers[@]} / 2 )) answers and printed the connector URL https://$DOMAIN/mcp"
-# 4. docker compose up -d --wait.
-timed "4 docker compose up -d --wait" dc up -d --wait >/dev/null 2>&1 || { dc ps >&2; dc logs --tail 40 bridge >&2; die "up --wait failed"; }
-# 5. the owner passphrase.
-timed "5 secrets show owner-passphrase" dc exec -T bridge notebridge secrets show owner-passphrase >"$W/passphrase" ||
-  die "secrets show owner-passphrase failed"
+# 4. Start the stack.
+timed "4 $(readme_step 4)" readme_run 4 >/dev/null 2>&1 || { dc ps >&2; dc logs --tail 40 bridge >&2; die "up --wait failed"; }
+# 5. The owner passphrase.
+timed "5 $(readme_step 5)" readme_run 5 >"$W/passphrase" || die "$(readme_step 5) failed"
 # 6 and 7. The connector: registration, consent with the passphrase,
 # tokens, then the person's synced note.
 ca_deadline=$(( $(date +%s) + 30 ))
