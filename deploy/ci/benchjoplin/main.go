@@ -146,55 +146,47 @@ func (b *bridge) rpc(method, params string) ([]byte, error) {
 
 // rpcWant sends one request and reads its answer; wantToolError expects a
 // tool result flagged isError (a call refused before reaching Joplin).
+// The answer is decoded once, as an MCP client decodes a message.
 func (b *bridge) rpcWant(method, params string, wantToolError bool) ([]byte, error) {
 	b.id++
 	if _, err := fmt.Fprintf(b.in, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`+"\n", b.id, method, params); err != nil {
 		return nil, err
 	}
-	line, err := b.readResponse()
+	line, msg, err := b.readResponse()
 	if err != nil {
 		return nil, err
 	}
-	var resp struct {
-		Result struct {
-			IsError bool `json:"isError"`
-		}
-		Error *struct{ Message string }
-	}
-	if err := json.Unmarshal(line, &resp); err != nil {
-		return nil, err
-	}
-	if resp.Error != nil || resp.Result.IsError != wantToolError {
+	result, _ := msg["result"].(map[string]any)
+	isError, _ := result["isError"].(bool)
+	if msg["error"] != nil || result == nil || isError != wantToolError {
 		return nil, fmt.Errorf("%s failed: %.300s", method, line)
 	}
 	return line, nil
 }
 
-// readResponse reads lines until a response (one with an id): the server
-// may send notifications first (resources/list_changed after a write).
-func (b *bridge) readResponse() ([]byte, error) {
+// readResponse reads lines until a response (one with an id), decoding
+// each once: the server may send notifications first
+// (resources/list_changed after a write).
+func (b *bridge) readResponse() ([]byte, map[string]any, error) {
 	for {
 		line, err := b.out.ReadBytes('\n')
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		var msg struct {
-			ID json.RawMessage `json:"id"`
+		var msg map[string]any
+		if err := json.Unmarshal(line, &msg); err != nil {
+			return nil, nil, fmt.Errorf("an answer that is not JSON: %w: %.300s", err, line)
 		}
-		if json.Unmarshal(line, &msg) == nil && len(msg.ID) > 0 {
-			return line, nil
+		if msg["id"] != nil {
+			return line, msg, nil
 		}
 	}
 }
 
-// call runs one tool and decodes its result, as an MCP client would.
+// call runs one tool, its answer decoded as an MCP client decodes it.
 func (b *bridge) call(tool, args string, wantToolError bool) error {
-	line, err := b.rpcWant("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args), wantToolError)
-	if err != nil {
-		return err
-	}
-	var v map[string]any
-	return json.Unmarshal(line, &v)
+	_, err := b.rpcWant("tools/call", fmt.Sprintf(`{"name":%q,"arguments":%s}`, tool, args), wantToolError)
+	return err
 }
 
 // close ends the process; a second close does nothing.
