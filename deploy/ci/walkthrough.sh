@@ -111,14 +111,8 @@ DAV_PID=$!
 for _ in $(seq 50); do grep -q 'WebDav Server started' "$W/dav.log" 2>/dev/null && break; sleep 0.2; done
 grep -q 'WebDav Server started' "$W/dav.log" || { cat "$W/dav.log" >&2; die "rclone serve webdav did not start"; }
 WORD="walkthrough$(date +%s)x$$"
-DAV_PASS="$(cat "$W/dav-pass")" docker run --rm --add-host host.docker.internal:host-gateway \
-  -e DAV_PASS -e DAV_URL="http://host.docker.internal:$DAV_PORT/joplin" -e WORD="$WORD" \
-  --entrypoint sh notebridge/joplin:3.5.1 -c '
-    cd /home/node && umask 077 &&
-    printf "{\"sync.target\":6,\"sync.6.path\":\"%s\",\"sync.6.username\":\"walk\",\"sync.6.password\":\"%s\"}" "$DAV_URL" "$DAV_PASS" >s.json &&
-    joplin --profile dev config --import-file s.json && rm s.json &&
-    printf "mkbook Phone\nuse Phone\nmknote \"Groceries\"\nset \"Groceries\" body \"%s oat milk\"\nsync\n" "$WORD" >b.txt &&
-    joplin --profile dev batch b.txt' >"$W/device.log" 2>&1 || { cat "$W/device.log" >&2; die "the device could not sync its note"; }
+DAV_PASS="$(cat "$W/dav-pass")" bash "$REPO/deploy/offline/phone-note.sh" "http://host.docker.internal:$DAV_PORT/joplin" walk "$WORD" >"$W/device.log" 2>&1 ||
+  { cat "$W/device.log" >&2; die "the device could not sync its note"; }
 grep -rqs "$WORD" "$W/dav/joplin" || die "the device's note is not on the WebDAV server"
 log "the person's WebDAV server holds a note synced from their phone"
 

@@ -47,15 +47,8 @@ sync_setup() {
 
   # The person's existing note, from their other device.
   SYNC_WORD="smokesync$(date +%s)x$$"
-  out="$(DAV_PASS="$SYNC_PASS" docker run --rm --add-host host.docker.internal:host-gateway \
-    -e DAV_PASS -e DAV_URL="http://host.docker.internal:$port/joplin" -e WORD="$SYNC_WORD" \
-    --entrypoint sh notebridge/joplin:3.5.1 -c '
-      cd /home/node && umask 077 &&
-      printf "{\"sync.target\":6,\"sync.6.path\":\"%s\",\"sync.6.username\":\"smoke\",\"sync.6.password\":\"%s\"}" "$DAV_URL" "$DAV_PASS" >s.json &&
-      joplin --profile dev config --import-file s.json && rm s.json &&
-      printf "mkbook Phone\nuse Phone\nmknote \"Groceries\"\nset \"Groceries\" body \"%s oat milk\"\nsync\n" "$WORD" >b.txt &&
-      joplin --profile dev batch b.txt' 2>&1)" || { printf '%s\n' "$out" >&2; die "the device could not write its note"; }
-  case "$out" in *"Last error"*) printf '%s\n' "$out" >&2; die "the device's sync failed";; esac
+  DAV_PASS="$SYNC_PASS" bash "$HERE/phone-note.sh" "http://host.docker.internal:$port/joplin" smoke "$SYNC_WORD" >"$TMP/device.log" 2>&1 ||
+    { cat "$TMP/device.log" >&2; die "the device could not write its note"; }
   grep -rqs "$SYNC_WORD" "$TMP/dav/joplin" || die "the device's note is not on the WebDAV server"
 
   # docs/sync.md, WebDAV recipe (interval shortened for the smoke).

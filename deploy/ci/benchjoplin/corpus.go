@@ -91,6 +91,25 @@ type corpus struct {
 }
 
 // newCorpus starts a run: its suffix names the notebook and the tags.
+// withCorpus runs fn with a REST client of the Joplin at joplinURL and a
+// corpus whose objects are removed when fn returns, also on an error or a
+// signal; a failed removal is fn's error when fn had none.
+func withCorpus(joplinURL, tokenFile string, fn func(r rest, corp *corpus) error) (err error) {
+	r, err := newREST(joplinURL, tokenFile)
+	if err != nil {
+		return err
+	}
+	corp := newCorpus(r)
+	stopSignals := corp.cleanupOnSignal()
+	defer func() {
+		stopSignals()
+		if cerr := corp.cleanup(); err == nil {
+			err = cerr
+		}
+	}()
+	return fn(r, corp)
+}
+
 func newCorpus(r rest) *corpus {
 	return &corpus{r: r, run: fmt.Sprintf("%06x", time.Now().UnixNano()&0xffffff)}
 }

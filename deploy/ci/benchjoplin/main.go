@@ -261,21 +261,16 @@ func newREST(joplinURL, tokenFile string) (rest, error) {
 	return rest{base: joplinURL, token: strings.TrimSpace(string(tok)), c: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}}, nil
 }
 
-func run(joplinURL, tokenFile, bin, baselineBin, restart string, scoped bool, notes, n int) (err error) {
-	r, err := newREST(joplinURL, tokenFile)
-	if err != nil {
-		return err
-	}
-	// The task's corpus (corpus.go): notes of about 2 KB, one in twenty
-	// mentioning the search word, and the task's note; removed at the end.
-	corp := newCorpus(r)
-	stopSignals := corp.cleanupOnSignal()
-	defer func() {
-		stopSignals()
-		if cerr := corp.cleanup(); err == nil {
-			err = cerr
-		}
-	}()
+func run(joplinURL, tokenFile, bin, baselineBin, restart string, scoped bool, notes, n int) error {
+	return withCorpus(joplinURL, tokenFile, func(r rest, corp *corpus) error {
+		return runTimed(r, corp, joplinURL, tokenFile, bin, baselineBin, restart, scoped, notes, n)
+	})
+}
+
+// runTimed plays the timed calls on the task's corpus (corpus.go): notes
+// of about 2 KB, one in twenty mentioning the search word, and the task's
+// note.
+func runTimed(r rest, corp *corpus, joplinURL, tokenFile, bin, baselineBin, restart string, scoped bool, notes, n int) (err error) {
 	seedStart := time.Now()
 	if err := corp.seed(notes, 0); err != nil {
 		return fmt.Errorf("seed: %w", err)

@@ -188,19 +188,14 @@ func measure(b *bridge, c *counter, steps *[]step, name, tool, args string) (str
 	return text, nil
 }
 
-func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration, tags int) (err error) {
-	r, err := newREST(joplinURL, tokenFile)
-	if err != nil {
-		return err
-	}
-	corp := newCorpus(r)
-	stopSignals := corp.cleanupOnSignal()
-	defer func() {
-		stopSignals()
-		if cerr := corp.cleanup(); err == nil {
-			err = cerr
-		}
-	}()
+func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration, tags int) error {
+	return withCorpus(joplinURL, tokenFile, func(r rest, corp *corpus) error {
+		return playTask(r, corp, joplinURL, tokenFile, bin, notes, idle, tags)
+	})
+}
+
+// playTask seeds the task's corpus and plays the task on it.
+func playTask(r rest, corp *corpus, joplinURL, tokenFile, bin string, notes int, idle time.Duration, tags int) (err error) {
 	seedStart := time.Now()
 	if err := corp.seed(notes, tags); err != nil {
 		return fmt.Errorf("seed: %w", err)
