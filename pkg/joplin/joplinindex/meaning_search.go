@@ -149,6 +149,21 @@ func fuse(ctx context.Context, ix *searchindex.Index, q searchindex.Query, kw []
 	if err != nil {
 		return nil, err
 	}
+	var chunks []searchindex.ChunkRef
+	for _, key := range fused {
+		if h, ok := byKey[key]; !ok || snippets[h.RID].Snippet == "" {
+			rid, _ := strconv.ParseInt(key, 10, 64)
+			chunks = append(chunks, searchindex.ChunkRef{RID: rid, Seq: bestChunk[key]})
+		}
+	}
+	chunkHits, err := ix.ChunkHits(ctx, chunks)
+	if err != nil {
+		return nil, err
+	}
+	byChunk := map[int64]searchindex.Hit{}
+	for _, h := range chunkHits {
+		byChunk[h.RID] = h
+	}
 	out := make([]searchindex.Hit, 0, len(fused))
 	for _, key := range fused {
 		if h, ok := byKey[key]; ok && snippets[h.RID].Snippet != "" {
@@ -158,11 +173,9 @@ func fuse(ctx context.Context, ix *searchindex.Index, q searchindex.Query, kw []
 			continue
 		}
 		rid, _ := strconv.ParseInt(key, 10, 64)
-		hs, err := ix.ChunkHits(ctx, []searchindex.ChunkRef{{RID: rid, Seq: bestChunk[key]}})
-		if err != nil {
-			return nil, err
+		if h, ok := byChunk[rid]; ok {
+			out = append(out, h)
 		}
-		out = append(out, hs...)
 	}
 	return out, nil
 }

@@ -22,8 +22,8 @@ func (q Query) MeaningText() string {
 // Scope returns which notes a search by meaning may return for q: those
 // its filters and exclusions accept (joined by AND, or OR with any:1),
 // trashed ones only when opts.IncludeTrashed, and only notes of
-// opts.Notebooks when opts.OnlyNotebooks (a caller's notebook scope). It
-// reads the note rows once.
+// opts.Notebooks when opts.OnlyNotebooks (a caller's notebook scope); nil
+// when every note may be returned. It reads the note rows once.
 func (ix *Index) Scope(ctx context.Context, q Query, opts Options) (func(rid int64) bool, error) {
 	var conds []string
 	var args []any
@@ -37,8 +37,9 @@ func (ix *Index) Scope(ctx context.Context, q Query, opts Options) (func(rid int
 		if opts.IncludeTrashed {
 			return nil, nil
 		}
+		// notes_trashed makes this a read of the trash, not of every note.
 		trashed, err := ix.ridSet(ctx, `SELECT rid FROM notes WHERE deleted_time <> 0`)
-		if err != nil {
+		if err != nil || len(trashed) == 0 {
 			return nil, err
 		}
 		return func(rid int64) bool { return !trashed[rid] }, nil
@@ -77,14 +78,22 @@ const snippetWords = 30
 // ChunkHits returns the notes of refs, in order, each with an extract of
 // the chunk named as its snippet. Notes gone from the index are left out.
 func (ix *Index) ChunkHits(ctx context.Context, refs []ChunkRef) ([]Hit, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	stmt, err := ix.db.PrepareContext(ctx, `SELECT n.id, n.title, n.parent_id, n.deleted_time, n.updated_time, t.body, c.start, c.end
+		FROM notes n JOIN texts t ON t.rid = n.rid LEFT JOIN chunks c ON c.rid = n.rid AND c.seq = ?
+		WHERE n.rid = ?`)
+	if err != nil {
+		return nil, wrap(err, "read search hits")
+	}
+	defer stmt.Close()
 	var hits []Hit
 	for _, r := range refs {
 		h := Hit{RID: r.RID}
 		var body string
 		var start, end sql.NullInt64
-		err := ix.db.QueryRowContext(ctx, `SELECT n.id, n.title, n.parent_id, n.deleted_time, n.updated_time, t.body, c.start, c.end
-			FROM notes n JOIN texts t ON t.rid = n.rid LEFT JOIN chunks c ON c.rid = n.rid AND c.seq = ?
-			WHERE n.rid = ?`, r.Seq, r.RID).Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Updated, &body, &start, &end)
+		err := stmt.QueryRowContext(ctx, r.Seq, r.RID).Scan(&h.ID, &h.Title, &h.ParentID, &h.Deleted, &h.Updated, &body, &start, &end)
 		if err == sql.ErrNoRows {
 			continue
 		}

@@ -2,7 +2,7 @@ package searchindex
 
 import (
 	"context"
-	"database/sql"
+	"slices"
 	"strings"
 )
 
@@ -219,23 +219,44 @@ func rankedMatch(q Query) (expr string, ok bool) {
 // Snippets returns the snippets Search gives the notes rids for q (none
 // when q has no ranked text term), by row id: each hit's Snippet, and its
 // Attachment and AttachmentSnippet when q's words matched an attachment's
-// OCR text.
+// OCR text; notes q does not match are left out. One statement serves
+// all rids: FTS5 sets a query up once (for a prefix term, the doclists of
+// all its words merged), and a statement per note repeats that for each.
 func (ix *Index) Snippets(ctx context.Context, q Query, rids []int64) (map[int64]Hit, error) {
 	out := map[int64]Hit{}
 	expr, ok := rankedMatch(q)
-	if !ok {
+	if !ok || len(rids) == 0 {
 		return out, nil
 	}
+	// The rowid bounds let FTS5 skip the doclists outside them; +rowid
+	// keeps the IN list a plain filter rather than a query per value.
+	args := []any{expr, slices.Min(rids), slices.Max(rids)}
 	for _, rid := range rids {
-		h := Hit{RID: rid}
-		err := ix.db.QueryRowContext(ctx, `SELECT `+snippetSQL+`, `+attachmentSnippetSQL+` FROM fts WHERE fts MATCH ? AND rowid = ?`, expr, rid).Scan(&h.Snippet, &h.AttachmentSnippet)
-		if err != nil && err != sql.ErrNoRows {
+		args = append(args, rid)
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT rowid, `+snippetSQL+`, `+attachmentSnippetSQL+` FROM fts
+		WHERE fts MATCH ? AND rowid BETWEEN ? AND ? AND +rowid IN (?`+strings.Repeat(`, ?`, len(rids)-1)+`)`, args...)
+	if err != nil {
+		return nil, wrap(err, "search snippets")
+	}
+	defer rows.Close()
+	var hits []Hit
+	for rows.Next() {
+		var h Hit
+		if err := rows.Scan(&h.RID, &h.Snippet, &h.AttachmentSnippet); err != nil {
 			return nil, wrap(err, "search snippets")
 		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(err, "search snippets")
+	}
+	rows.Close()
+	for _, h := range hits {
 		if err := ix.finishSnippets(ctx, &h); err != nil {
 			return nil, err
 		}
-		out[rid] = h
+		out[h.RID] = h
 	}
 	return out, nil
 }

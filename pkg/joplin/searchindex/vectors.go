@@ -15,7 +15,8 @@ import (
 // vector per content hash (vec NULL: the provider refused that chunk). A
 // note's chunks are dropped when its text changes or it is removed, so
 // "no chunks" means "to be chunked"; embeddings outlive a rebuild of the
-// index and are shared by chunks of equal text.
+// index and are shared by chunks of equal text. notes_trashed lists the
+// trashed notes a search by meaning leaves out (see Scope).
 var vectorSQL = []string{
 	`CREATE TABLE IF NOT EXISTS chunks(rid INTEGER NOT NULL, seq INTEGER NOT NULL, hash BLOB NOT NULL,
 		start INTEGER NOT NULL, end INTEGER NOT NULL, PRIMARY KEY(rid, seq)) WITHOUT ROWID`,
@@ -23,6 +24,7 @@ var vectorSQL = []string{
 	`CREATE TABLE IF NOT EXISTS embeddings(hash BLOB PRIMARY KEY, vec BLOB, scale REAL NOT NULL) WITHOUT ROWID`,
 	`CREATE TRIGGER IF NOT EXISTS texts_au_chunks AFTER UPDATE ON texts BEGIN DELETE FROM chunks WHERE rid = old.rid; END`,
 	`CREATE TRIGGER IF NOT EXISTS texts_ad_chunks AFTER DELETE ON texts BEGIN DELETE FROM chunks WHERE rid = old.rid; END`,
+	`CREATE INDEX IF NOT EXISTS notes_trashed ON notes(rid) WHERE deleted_time <> 0`,
 }
 
 // noHash is the hash of a chunk with no text: never embedded.
