@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -21,28 +23,33 @@ import (
 // (JOPLIN_AUTH_FAILED, also an unusable token file) or is not the one
 // this bridge served (JOPLIN_CHANGED). A Joplin that does not answer is
 // an outage, retried on every call: healthy. One authenticated request
-// at most every healthEvery, whatever the probe rate.
+// at most every healthEvery, whatever the probe rate, unless one of the
+// files an operator changes to fix such a problem (the token file, the
+// identity file `joplin forget` removes) changed since: the probe after
+// the fix asks again, so the container is healthy at its next check.
 type joplinHealth struct {
-	c *joplin.Client
+	c     *joplin.Client
+	files []string
 
 	mu      sync.Mutex
 	checked time.Time
+	stamps  []os.FileInfo
 	err     error
 	now     func() time.Time
 }
 
 const healthEvery = 10 * time.Second
 
-func newJoplinHealth(c *joplin.Client) *joplinHealth {
-	return &joplinHealth{c: c, now: time.Now}
+func newJoplinHealth(c *joplin.Client, files ...string) *joplinHealth {
+	return &joplinHealth{c: c, files: files, now: time.Now}
 }
 
 // joplinHealth is the health check of a server that serves the Joplin
 // toolset; nil (always healthy) for one that does not (OKF only).
-func (a *app) joplinHealth() func(context.Context) error {
+func (a *app) joplinHealth(tokenFile, stateDir string) func(context.Context) error {
 	for _, op := range a.exec.Registry().Operations() {
 		if op.Toolset == joplinops.Toolset {
-			return newJoplinHealth(a.joplin).Check
+			return newJoplinHealth(a.joplin, tokenFile, filepath.Join(stateDir, identity.FileName)).Check
 		}
 	}
 	return nil
@@ -52,9 +59,14 @@ func (a *app) joplinHealth() func(context.Context) error {
 func (h *joplinHealth) Check(ctx context.Context) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.checked.IsZero() && h.now().Sub(h.checked) < healthEvery {
+	stamps := make([]os.FileInfo, len(h.files))
+	for i, f := range h.files {
+		stamps[i], _ = os.Stat(f) // nil: no such file
+	}
+	if !h.checked.IsZero() && h.now().Sub(h.checked) < healthEvery && sameFiles(stamps, h.stamps) {
 		return h.err
 	}
+	h.stamps = stamps
 	err := h.c.Get(principal.With(ctx, principal.System()), "/folders", url.Values{"limit": {"1"}, "fields": {"id"}}, nil)
 	h.err = nil
 	if de, ok := domainerr.As(err); ok && (de.Code == domainerr.JoplinAuthFailed || de.Code == domainerr.JoplinChanged) {
@@ -62,6 +74,25 @@ func (h *joplinHealth) Check(ctx context.Context) error {
 	}
 	h.checked = h.now()
 	return h.err
+}
+
+// sameFiles reports whether two stats of the same files show no change:
+// each absent in both, or the same file with the same size and times.
+func sameFiles(a, b []os.FileInfo) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		switch {
+		case a[i] == nil || b[i] == nil:
+			if a[i] != b[i] {
+				return false
+			}
+		case !os.SameFile(a[i], b[i]) || a[i].Size() != b[i].Size() || !a[i].ModTime().Equal(b[i].ModTime()):
+			return false
+		}
+	}
+	return true
 }
 
 // runJoplin runs `notebridge joplin forget`: the operator accepts the
@@ -84,6 +115,6 @@ func runJoplin(args []string, stdout, stderr io.Writer) error {
 		_, err = fmt.Fprintf(stdout, "no Joplin identity was recorded in %s; the next call records the Joplin it reaches\n", *stateDir)
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "forgot the Joplin this bridge served; the next call records the Joplin configured now (%s)\n", *stateDir)
+	_, err = fmt.Fprintf(stdout, "forgot the Joplin this bridge served; the next call records the Joplin configured now (%s), and a running bridge is healthy again at its next health check\n", *stateDir)
 	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/notebridge/notebridge/pkg/core/domainerr"
+	"github.com/notebridge/notebridge/pkg/core/principal"
+	"github.com/notebridge/notebridge/pkg/core/registry"
 	"github.com/notebridge/notebridge/pkg/joplin"
 	"github.com/notebridge/notebridge/pkg/joplin/identity"
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
@@ -18,7 +21,9 @@ import (
 
 // TestJoplinHealthTellsConfigurationFromOutage: a Joplin that refuses the
 // token makes the container unhealthy; a Joplin that does not answer does
-// not (the outage is retried); the answer is reused for healthEvery.
+// not (the outage is retried); the answer is reused for healthEvery, with
+// no request, while the token file is unchanged, and a fixed token is
+// seen at the next probe.
 func TestJoplinHealthTellsConfigurationFromOutage(t *testing.T) {
 	fake := joplinfake.New("the-right-token-0123456789")
 	srv := httptest.NewServer(fake)
@@ -29,25 +34,66 @@ func TestJoplinHealthTellsConfigurationFromOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newJoplinHealth(c)
+	h := newJoplinHealth(c, tf)
 	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	h.now = func() time.Time { return now }
 	ctx := context.Background()
 	if de, ok := domainerr.As(h.Check(ctx)); !ok || de.Code != domainerr.JoplinAuthFailed {
 		t.Fatalf("refused token: %v, want JOPLIN_AUTH_FAILED", h.Check(ctx))
 	}
-	os.WriteFile(tf, []byte("the-right-token-0123456789"), 0o600)
-	if h.Check(ctx) == nil {
-		t.Error("the answer was not reused within healthEvery")
+	asked := len(fake.Requests())
+	now = now.Add(healthEvery - time.Second)
+	if h.Check(ctx) == nil || len(fake.Requests()) != asked {
+		t.Errorf("nothing changed within healthEvery: the answer was not reused (%d requests, were %d)", len(fake.Requests()), asked)
 	}
-	now = now.Add(healthEvery)
+	os.WriteFile(filepath.Join(filepath.Dir(tf), "token.new"), []byte("the-right-token-0123456789"), 0o600)
+	os.Rename(filepath.Join(filepath.Dir(tf), "token.new"), tf) // as secrets --joplin-token-from writes it
 	if err := h.Check(ctx); err != nil {
-		t.Errorf("token fixed: %v", err)
+		t.Errorf("token fixed, within healthEvery of the refusal: %v", err)
 	}
 	fake.SetDown(true)
 	now = now.Add(healthEvery)
 	if err := h.Check(ctx); err != nil {
 		t.Errorf("Joplin down is an outage, not a configuration error: %v", err)
+	}
+}
+
+// TestJoplinForgetHealsAtTheNextProbe: a bridge refusing another Joplin
+// (JOPLIN_CHANGED) is healthy at the first probe after `joplin forget`,
+// not healthEvery later, so `docker compose up --wait` right after the
+// forget succeeds (issue 36: it failed, and worked 10 s later).
+func TestJoplinForgetHealsAtTheNextProbe(t *testing.T) {
+	fake := joplinfake.New("the-right-token-0123456789")
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	tf := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(tf, []byte("the-right-token-0123456789"), 0o600)
+	state := t.TempDir()
+	other := identity.Record{Schema: 1, RecordedAt: time.Now().UTC(), Endpoint: "http://another-joplin:41184",
+		Anchors: []identity.Anchor{{Kind: "folders", ID: strings.Repeat("a", 32), Created: 1}}}
+	raw, _ := json.Marshal(other)
+	if err := os.WriteFile(filepath.Join(state, identity.FileName), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &config{JoplinURL: srv.URL, JoplinTokenFile: tf, StateDir: state, Toolsets: "joplin", MaxResource: 1 << 20,
+		MaxRequestBytes: 1 << 20, MaxDepth: 64, MaxActive: 4}
+	a, err := newApp(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	if _, err := a.exec.Call(context.Background(), principal.Stdio(), registry.MCPStdio, "create_notebook", json.RawMessage(`{"title":"Mine"}`)); err == nil {
+		t.Fatal("a call reached the Joplin the bridge does not know")
+	}
+	check := a.joplinHealth(tf, state)
+	if err := check(context.Background()); !domainerr.HasCode(err, domainerr.JoplinChanged) {
+		t.Fatalf("another Joplin: %v, want JOPLIN_CHANGED", err)
+	}
+	if had, err := identity.Forget(state); !had || err != nil {
+		t.Fatalf("forget: %v %v", had, err)
+	}
+	if err := check(context.Background()); err != nil {
+		t.Errorf("the probe right after joplin forget: %v, want healthy", err)
 	}
 }
 
@@ -77,7 +123,7 @@ func TestOKFOnlyServerIgnoresJoplinHealth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := a.joplinHealth() != nil; got != want {
+		if got := a.joplinHealth(c.JoplinTokenFile, c.StateDir) != nil; got != want {
 			t.Errorf("toolsets %q: Joplin health check %v, want %v", toolsets, got, want)
 		}
 		a.close()
@@ -101,7 +147,7 @@ func TestJoplinHealthSeesThroughTheView(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.close()
-	h := newJoplinHealth(a.joplin)
+	h := newJoplinHealth(a.joplin, tf)
 	now := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
 	h.now = func() time.Time { return now }
 	if err := h.Check(context.Background()); err != nil {

@@ -120,7 +120,7 @@ func mcpListener(c *config, a *app, stderr io.Writer) (listener, error) {
 		MaxBodyBytes:   c.MaxRequestBytes,
 		Ready:          a.joplin.Ping,
 		Degraded:       a.activity.degraded,
-		Health:         a.joplinHealth(),
+		Health:         a.joplinHealth(c.JoplinTokenFile, c.StateDir),
 
 		SessionIdleTTL:           c.MCPSessionTTL,
 		MaxSessionsPerCredential: c.MCPMaxSessionsPerCredential,
