@@ -19,17 +19,27 @@ import (
 	"github.com/notebridge/notebridge/pkg/testkit/joplinfake"
 )
 
+// healthJoplin is a fake Joplin accepting the token
+// "the-right-token-0123456789" and a token file holding token.
+func healthJoplin(t *testing.T, token string) (*joplinfake.Server, *httptest.Server, string) {
+	t.Helper()
+	fake := joplinfake.New("the-right-token-0123456789")
+	srv := httptest.NewServer(fake)
+	t.Cleanup(srv.Close)
+	tf := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(tf, []byte(token), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return fake, srv, tf
+}
+
 // TestJoplinHealthTellsConfigurationFromOutage: a Joplin that refuses the
 // token makes the container unhealthy; a Joplin that does not answer does
 // not (the outage is retried); the answer is reused for healthEvery, with
 // no request, while the token file is unchanged, and a fixed token is
 // seen at the next probe.
 func TestJoplinHealthTellsConfigurationFromOutage(t *testing.T) {
-	fake := joplinfake.New("the-right-token-0123456789")
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	tf := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tf, []byte("a-wrong-token-0123456789"), 0o600)
+	fake, srv, tf := healthJoplin(t, "a-wrong-token-0123456789")
 	c, err := joplin.New(joplin.Config{BaseURL: srv.URL, TokenFile: tf, AvailabilityWait: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -63,11 +73,7 @@ func TestJoplinHealthTellsConfigurationFromOutage(t *testing.T) {
 // not healthEvery later, so `docker compose up --wait` right after the
 // forget succeeds (issue 36: it failed, and worked 10 s later).
 func TestJoplinForgetHealsAtTheNextProbe(t *testing.T) {
-	fake := joplinfake.New("the-right-token-0123456789")
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	tf := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tf, []byte("the-right-token-0123456789"), 0o600)
+	_, srv, tf := healthJoplin(t, "the-right-token-0123456789")
 	state := t.TempDir()
 	other := identity.Record{Schema: 1, RecordedAt: time.Now().UTC(), Endpoint: "http://another-joplin:41184",
 		Anchors: []identity.Anchor{{Kind: "folders", ID: strings.Repeat("a", 32), Created: 1}}}
@@ -135,11 +141,7 @@ func TestOKFOnlyServerIgnoresJoplinHealth(t *testing.T) {
 // refuses a request without a principal: a token refused once the
 // identity was checked still makes the container unhealthy.
 func TestJoplinHealthSeesThroughTheView(t *testing.T) {
-	fake := joplinfake.New("the-right-token-0123456789")
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	tf := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tf, []byte("the-right-token-0123456789"), 0o600)
+	_, srv, tf := healthJoplin(t, "the-right-token-0123456789")
 	c := &config{JoplinURL: srv.URL, JoplinTokenFile: tf, StateDir: t.TempDir(), Toolsets: "joplin", MaxResource: 1 << 20,
 		MaxRequestBytes: 1 << 20, MaxDepth: 64, MaxActive: 4}
 	a, err := newApp(c, slog.New(slog.DiscardHandler))
