@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -96,14 +97,17 @@ func sameFiles(a, b []os.FileInfo) bool {
 }
 
 // runJoplin runs `notebridge joplin forget`: the operator accepts the
-// Joplin now configured in place of the one the bridge remembers.
-func runJoplin(args []string, stdout, stderr io.Writer) error {
+// Joplin now configured in place of the one the bridge remembers. When a
+// server answers at --url (the container's own), it asks it at once, so
+// that the server records the Joplin now, and says whether it serves it.
+func runJoplin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "forget" {
 		return usageError(`"joplin" needs a subcommand (forget)`)
 	}
 	fs := flag.NewFlagSet("joplin forget", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	stateDir := fs.String("state-dir", defaultStateDir(), "state directory holding "+identity.FileName)
+	health := fs.String("url", defaultHealthURL, "health URL of the running server, asked after the forget")
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
@@ -111,10 +115,18 @@ func runJoplin(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("forget the Joplin identity: %w", err)
 	}
-	if !had {
-		_, err = fmt.Fprintf(stdout, "no Joplin identity was recorded in %s; the next call records the Joplin it reaches\n", *stateDir)
-		return err
+	if had {
+		fmt.Fprintf(stdout, "forgot the Joplin this bridge served (%s)\n", *stateDir)
+	} else {
+		fmt.Fprintf(stdout, "no Joplin identity was recorded in %s\n", *stateDir)
 	}
-	_, err = fmt.Fprintf(stdout, "forgot the Joplin this bridge served; the next call records the Joplin configured now (%s), and a running bridge is healthy again at its next health check\n", *stateDir)
+	switch err := probeHealth(ctx, *health); {
+	case errors.Is(err, errNoAnswer):
+		_, err = fmt.Fprintln(stdout, "no server answers at "+*health+"; the next call records the Joplin it reaches")
+		return err
+	case err != nil:
+		return fmt.Errorf("the running server still cannot serve the Joplin configured now: %w (notebridge doctor names the fix)", err)
+	}
+	_, err = fmt.Fprintln(stdout, "the running server serves the Joplin configured now; its container is healthy at the next health check")
 	return err
 }

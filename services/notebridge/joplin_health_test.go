@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -103,16 +104,37 @@ func TestJoplinForgetHealsAtTheNextProbe(t *testing.T) {
 	}
 }
 
+// TestJoplinForgetCommand: forget removes the identity file, then asks
+// the running server's health URL and says whether it serves the Joplin
+// configured now (exit 1, with the reason, when it does not); with no
+// server there, the next call records the Joplin.
 func TestJoplinForgetCommand(t *testing.T) {
 	state := t.TempDir()
-	stdout, stderr, code := runCLI(t, "joplin", "forget", "--state-dir", state)
-	if code != 0 || !strings.Contains(stdout, "no Joplin identity was recorded") {
+	nobody := "http://127.0.0.1:1/healthz"
+	stdout, stderr, code := runCLI(t, "joplin", "forget", "--state-dir", state, "--url", nobody)
+	if code != 0 || !strings.Contains(stdout, "no Joplin identity was recorded") || !strings.Contains(stdout, "the next call records") {
 		t.Fatalf("nothing to forget: %d %q %q", code, stdout, stderr)
 	}
+	answer := `{"status":"ok"}`
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/healthz" {
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(status)
+		w.Write([]byte(answer))
+	}))
+	defer srv.Close()
 	os.WriteFile(filepath.Join(state, identity.FileName), []byte(`{"schema":1}`), 0o600)
-	stdout, _, code = runCLI(t, "joplin", "forget", "--state-dir", state)
-	if _, err := os.Stat(filepath.Join(state, identity.FileName)); code != 0 || err == nil || !strings.Contains(stdout, "forgot the Joplin") {
-		t.Fatalf("forget: %d %q %v", code, stdout, err)
+	stdout, _, code = runCLI(t, "joplin", "forget", "--state-dir", state, "--url", srv.URL+"/healthz")
+	if _, err := os.Stat(filepath.Join(state, identity.FileName)); code != 0 || err == nil || !strings.Contains(stdout, "forgot the Joplin") ||
+		!strings.Contains(stdout, "serves the Joplin configured now") {
+		t.Fatalf("forget beside a healthy server: %d %q %v", code, stdout, err)
+	}
+	answer, status = `{"status":"misconfigured","code":"JOPLIN_AUTH_FAILED"}`, http.StatusServiceUnavailable
+	if _, stderr, code := runCLI(t, "joplin", "forget", "--state-dir", state, "--url", srv.URL+"/healthz"); code != 1 || !strings.Contains(stderr, "JOPLIN_AUTH_FAILED") {
+		t.Errorf("forget beside a server refused by the new Joplin: %d %q", code, stderr)
 	}
 	if _, stderr, code := runCLI(t, "joplin"); code != 2 || !strings.Contains(stderr, "forget") {
 		t.Errorf("joplin without a subcommand: %d %q", code, stderr)

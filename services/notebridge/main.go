@@ -150,7 +150,7 @@ func dispatch(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case "restore":
 		return runRestore(ctx, args[1:], stdin, stdout, stderr)
 	case "joplin":
-		return runJoplin(args[1:], stdout, stderr)
+		return runJoplin(ctx, args[1:], stdout, stderr)
 	case "oauth":
 		return runOAuth(args[1:], stdout, stderr)
 	case "setup":

@@ -20,43 +20,58 @@ import (
 	"github.com/notebridge/notebridge/pkg/auth/bearer"
 )
 
+// defaultHealthURL is the health URL of the server in the container.
+const defaultHealthURL = "http://127.0.0.1:8765/healthz"
+
 // runHealthcheck probes a health URL and exits non-zero unless it answers
 // 200: the container HEALTHCHECK, since the runtime image has no shell.
 func runHealthcheck(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("url", "http://127.0.0.1:8765/healthz", "health URL to probe")
+	url := fs.String("url", defaultHealthURL, "health URL to probe")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := probeHealth(ctx, *url); err != nil {
+		// The container's health log shows it (docker inspect, docker
+		// compose ps): the reason, where the person looks.
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	return nil
+}
+
+// errNoAnswer is probeHealth's error when nothing answers at the URL.
+var errNoAnswer = errors.New("no answer")
+
+// probeHealth asks a health URL once, within 3 s: nil for 200, else the
+// status with the code and message its body names.
+func probeHealth(ctx context.Context, url string) error {
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, *url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return fmt.Errorf("healthcheck: %w", err)
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return errors.New("healthcheck: no answer")
+		return errNoAnswer
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		var body struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
-		}
-		_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
-		if body.Message != "" {
-			// The container's health log shows it (docker inspect,
-			// docker compose ps): the reason, where the person looks.
-			return fmt.Errorf("healthcheck: status %d (%s): %.500s", resp.StatusCode, body.Code, body.Message)
-		}
-		if body.Code != "" {
-			return fmt.Errorf("healthcheck: status %d (%s)", resp.StatusCode, body.Code)
-		}
-		return fmt.Errorf("healthcheck: status %d", resp.StatusCode)
+	if resp.StatusCode == http.StatusOK {
+		return nil
 	}
-	return nil
+	var body struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	}
+	_ = json.NewDecoder(io.LimitReader(resp.Body, 4096)).Decode(&body)
+	switch {
+	case body.Message != "":
+		return fmt.Errorf("status %d (%s): %.500s", resp.StatusCode, body.Code, body.Message)
+	case body.Code != "":
+		return fmt.Errorf("status %d (%s)", resp.StatusCode, body.Code)
+	}
+	return fmt.Errorf("status %d", resp.StatusCode)
 }
 
 // runSecretsInit creates the three independent tokens (Joplin API, MCP,
