@@ -115,30 +115,36 @@ func TestJoplinForgetCommand(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "no Joplin identity was recorded") || !strings.Contains(stdout, "the next call records") {
 		t.Fatalf("nothing to forget: %d %q %q", code, stdout, stderr)
 	}
-	answer := `{"status":"ok"}`
-	status := http.StatusOK
+	healthy, refused := healthServer(t, http.StatusOK, `{"status":"ok"}`),
+		healthServer(t, http.StatusServiceUnavailable, `{"status":"misconfigured","code":"JOPLIN_AUTH_FAILED"}`)
+	os.WriteFile(filepath.Join(state, identity.FileName), []byte(`{"schema":1}`), 0o600)
+	stdout, _, code = runCLI(t, "joplin", "forget", "--state-dir", state, "--url", healthy)
+	if _, err := os.Stat(filepath.Join(state, identity.FileName)); code != 0 || err == nil || !strings.Contains(stdout, "forgot the Joplin") ||
+		!strings.Contains(stdout, "serves the Joplin configured now") {
+		t.Fatalf("forget beside a healthy server: %d %q %v", code, stdout, err)
+	}
+	if _, stderr, code := runCLI(t, "joplin", "forget", "--state-dir", state, "--url", refused); code != 1 || !strings.Contains(stderr, "JOPLIN_AUTH_FAILED") {
+		t.Errorf("forget beside a server refused by the new Joplin: %d %q", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "joplin"); code != 2 || !strings.Contains(stderr, "forget") {
+		t.Errorf("joplin without a subcommand: %d %q", code, stderr)
+	}
+}
+
+// healthServer answers GET /healthz with status and body; it returns the
+// health URL.
+func healthServer(t *testing.T, status int, body string) string {
+	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/healthz" {
 			http.NotFound(w, r)
 			return
 		}
 		w.WriteHeader(status)
-		w.Write([]byte(answer))
+		w.Write([]byte(body))
 	}))
-	defer srv.Close()
-	os.WriteFile(filepath.Join(state, identity.FileName), []byte(`{"schema":1}`), 0o600)
-	stdout, _, code = runCLI(t, "joplin", "forget", "--state-dir", state, "--url", srv.URL+"/healthz")
-	if _, err := os.Stat(filepath.Join(state, identity.FileName)); code != 0 || err == nil || !strings.Contains(stdout, "forgot the Joplin") ||
-		!strings.Contains(stdout, "serves the Joplin configured now") {
-		t.Fatalf("forget beside a healthy server: %d %q %v", code, stdout, err)
-	}
-	answer, status = `{"status":"misconfigured","code":"JOPLIN_AUTH_FAILED"}`, http.StatusServiceUnavailable
-	if _, stderr, code := runCLI(t, "joplin", "forget", "--state-dir", state, "--url", srv.URL+"/healthz"); code != 1 || !strings.Contains(stderr, "JOPLIN_AUTH_FAILED") {
-		t.Errorf("forget beside a server refused by the new Joplin: %d %q", code, stderr)
-	}
-	if _, stderr, code := runCLI(t, "joplin"); code != 2 || !strings.Contains(stderr, "forget") {
-		t.Errorf("joplin without a subcommand: %d %q", code, stderr)
-	}
+	t.Cleanup(srv.Close)
+	return srv.URL + "/healthz"
 }
 
 // TestOKFOnlyServerIgnoresJoplinHealth: a server without the Joplin
