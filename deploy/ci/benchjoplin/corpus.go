@@ -90,11 +90,10 @@ type corpus struct {
 	err  error
 }
 
-// newCorpus starts a run: its suffix names the notebook and the tags.
-// withCorpus runs fn with a REST client of the Joplin at joplinURL and a
-// corpus whose objects are removed when fn returns, also on an error or a
-// signal; a failed removal is fn's error when fn had none.
-func withCorpus(joplinURL, tokenFile string, fn func(r rest, corp *corpus) error) (err error) {
+// withCorpus runs fn with a corpus on the Joplin at joplinURL (its REST
+// client is corp.r) whose objects are removed when fn returns, also on an
+// error or a signal; a failed removal is fn's error when fn had none.
+func withCorpus(joplinURL, tokenFile string, fn func(corp *corpus) error) (err error) {
 	r, err := newREST(joplinURL, tokenFile)
 	if err != nil {
 		return err
@@ -107,9 +106,10 @@ func withCorpus(joplinURL, tokenFile string, fn func(r rest, corp *corpus) error
 			err = cerr
 		}
 	}()
-	return fn(r, corp)
+	return fn(corp)
 }
 
+// newCorpus starts a run: its suffix names the notebook and the tags.
 func newCorpus(r rest) *corpus {
 	return &corpus{r: r, run: fmt.Sprintf("%06x", time.Now().UnixNano()&0xffffff)}
 }

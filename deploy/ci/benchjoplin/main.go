@@ -262,15 +262,16 @@ func newREST(joplinURL, tokenFile string) (rest, error) {
 }
 
 func run(joplinURL, tokenFile, bin, baselineBin, restart string, scoped bool, notes, n int) error {
-	return withCorpus(joplinURL, tokenFile, func(r rest, corp *corpus) error {
-		return runTimed(r, corp, joplinURL, tokenFile, bin, baselineBin, restart, scoped, notes, n)
+	return withCorpus(joplinURL, tokenFile, func(corp *corpus) error {
+		return runTimed(corp, joplinURL, tokenFile, bin, baselineBin, restart, scoped, notes, n)
 	})
 }
 
 // runTimed plays the timed calls on the task's corpus (corpus.go): notes
 // of about 2 KB, one in twenty mentioning the search word, and the task's
 // note.
-func runTimed(r rest, corp *corpus, joplinURL, tokenFile, bin, baselineBin, restart string, scoped bool, notes, n int) (err error) {
+func runTimed(corp *corpus, joplinURL, tokenFile, bin, baselineBin, restart string, scoped bool, notes, n int) (err error) {
+	r := corp.r
 	seedStart := time.Now()
 	if err := corp.seed(notes, 0); err != nil {
 		return fmt.Errorf("seed: %w", err)

@@ -189,13 +189,14 @@ func measure(b *bridge, c *counter, steps *[]step, name, tool, args string) (str
 }
 
 func runTask(joplinURL, tokenFile, bin string, notes int, idle time.Duration, tags int) error {
-	return withCorpus(joplinURL, tokenFile, func(r rest, corp *corpus) error {
-		return playTask(r, corp, joplinURL, tokenFile, bin, notes, idle, tags)
+	return withCorpus(joplinURL, tokenFile, func(corp *corpus) error {
+		return playTask(corp, joplinURL, tokenFile, bin, notes, idle, tags)
 	})
 }
 
 // playTask seeds the task's corpus and plays the task on it.
-func playTask(r rest, corp *corpus, joplinURL, tokenFile, bin string, notes int, idle time.Duration, tags int) (err error) {
+func playTask(corp *corpus, joplinURL, tokenFile, bin string, notes int, idle time.Duration, tags int) (err error) {
+	r := corp.r
 	seedStart := time.Now()
 	if err := corp.seed(notes, tags); err != nil {
 		return fmt.Errorf("seed: %w", err)
