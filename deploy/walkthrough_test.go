@@ -9,7 +9,7 @@ import (
 
 // TestWalkthroughPlaysTheREADMEConnectorPath: every numbered step of the
 // README's connector path that names a `docker compose …` command is one
-// deploy/ci/walkthrough.sh plays (readme_step N 'command'), in the same
+// deploy/ci/walkthrough.sh plays (stepN="$(readme_step N 'command')"), in the same
 // order, and the script plays no step the README lacks; .ci/run walks it
 // from a fresh clone, so the README cannot drift from what works.
 func TestWalkthroughPlaysTheREADMEConnectorPath(t *testing.T) {
@@ -18,8 +18,11 @@ func TestWalkthroughPlaysTheREADMEConnectorPath(t *testing.T) {
 		t.Fatalf("found %d docker compose steps in the README's connector path, want at least 4 (build, setup, up, the passphrase): the scan is broken", len(readme))
 	}
 	var played []string
-	for _, m := range regexp.MustCompile(`(?m)^readme_step (\d+) '([^']+)' >/dev/null$`).FindAllStringSubmatch(read(t, "ci/walkthrough.sh"), -1) {
-		played = append(played, m[1]+" "+m[2])
+	for _, m := range regexp.MustCompile(`(?m)^step(\d+)="\$\(readme_step (\d+) '([^']+)'\)"$`).FindAllStringSubmatch(read(t, "ci/walkthrough.sh"), -1) {
+		if m[1] != m[2] {
+			t.Errorf("walkthrough.sh keeps step %s of the README in step%s", m[2], m[1])
+		}
+		played = append(played, m[2]+" "+m[3])
 	}
 	if strings.Join(played, "\n") != strings.Join(readme, "\n") {
 		t.Errorf("the walk-through plays\n  %s\nthe README's connector path says\n  %s", strings.Join(played, "\n  "), strings.Join(readme, "\n  "))

@@ -81,14 +81,14 @@ readme_step() {
   printf '%s\n' "$cmd"
 }
 
-# readme_run N [ARGS...]: runs step N's command as the README writes it,
-# adding only what a script needs: this walk-through's project (and the
-# compose files in EXTRA_FILES), -T for run and exec (no terminal), -q
-# for build, and ARGS after it (the setup assistant's answers).
+# readme_run CMD [ARGS...]: runs a README command as written, adding only
+# what a script needs: this walk-through's project (and the compose files
+# in EXTRA_FILES), -T for run and exec (no terminal), -q for build, and
+# ARGS after it (the setup assistant's answers).
 EXTRA_FILES=()
 readme_run() {
   local words
-  read -r -a words <<<"$(readme_step "$1")"
+  read -r -a words <<<"$1"
   shift
   case "${words[2]}" in
     run | exec) words=("${words[@]:0:3}" -T "${words[@]:3}") ;;
@@ -127,12 +127,12 @@ export NOTEBRIDGE_EDGE_SUBNET="${net}5.0/24" NOTEBRIDGE_EDGE_DYNAMIC="${net}5.12
 timed "1 git clone" git clone -q "$REPO" "$CLONE"
 cd "$CLONE"
 # Steps 2 to 5 run the commands the clone's README names, in its order.
-readme_step 2 'docker compose build' >/dev/null
-readme_step 3 'docker compose run --rm setup' >/dev/null
-readme_step 4 'docker compose up -d --wait' >/dev/null
-readme_step 5 'docker compose exec bridge notebridge secrets show owner-passphrase' >/dev/null
+step2="$(readme_step 2 'docker compose build')"
+step3="$(readme_step 3 'docker compose run --rm setup')"
+step4="$(readme_step 4 'docker compose up -d --wait')"
+step5="$(readme_step 5 'docker compose exec bridge notebridge secrets show owner-passphrase')"
 # 2. The images of this commit (cached layers).
-timed "2 $(readme_step 2)" readme_run 2 >"$W/build.out" 2>&1 || { tail -40 "$W/build.out" >&2; die "the build failed"; }
+timed "2 $step2" readme_run "$step2" >"$W/build.out" 2>&1 || { tail -40 "$W/build.out" >&2; die "the build failed"; }
 # 3. The setup assistant, answered by its flags. The password comes from
 # a file in the project (the assistant's container sees it as /project).
 cp "$W/dav-pass" "$CLONE/.walk-sync-password"
@@ -145,16 +145,16 @@ EOF
 answers=(--reach domain --domain "$DOMAIN" --sync-target webdav --sync-url "http://host.docker.internal:$DAV_PORT/joplin"
   --sync-user walk --sync-password-file /project/.walk-sync-password --e2ee no --meaning off)
 EXTRA_FILES=(-f compose.yaml -f "$W/dns.yaml")
-timed "3 $(readme_step 3)" readme_run 3 --non-interactive "${answers[@]}" >"$W/setup.out" 2>&1 ||
+timed "3 $step3" readme_run "$step3" --non-interactive "${answers[@]}" >"$W/setup.out" 2>&1 ||
   { cat "$W/setup.out" >&2; die "setup refused its answers"; }
 EXTRA_FILES=()
 rm -f "$CLONE/.walk-sync-password"
 grep -q "https://$DOMAIN/mcp" "$W/setup.out" || { cat "$W/setup.out" >&2; die "setup did not print the connector URL"; }
 log "setup took $(( ${#answers[@]} / 2 )) answers and printed the connector URL https://$DOMAIN/mcp"
 # 4. Start the stack.
-timed "4 $(readme_step 4)" readme_run 4 >/dev/null 2>&1 || { dc ps >&2; dc logs --tail 40 bridge >&2; die "up --wait failed"; }
+timed "4 $step4" readme_run "$step4" >/dev/null 2>&1 || { dc ps >&2; dc logs --tail 40 bridge >&2; die "up --wait failed"; }
 # 5. The owner passphrase.
-timed "5 $(readme_step 5)" readme_run 5 >"$W/passphrase" || die "$(readme_step 5) failed"
+timed "5 $step5" readme_run "$step5" >"$W/passphrase" || die "$step5 failed"
 # 6 and 7. The connector: registration, consent with the passphrase,
 # tokens, then the person's synced note.
 ca_deadline=$(( $(date +%s) + 30 ))
