@@ -91,6 +91,17 @@ func IsStatus(err error, status int) bool {
 	return errors.As(err, &ae) && ae.Status == status
 }
 
+// Unchanged reports whether two stats of a path show no change between
+// them: both absent (nil), or the same file with the same size and
+// modification time. The token file is re-read, and the health check asks
+// Joplin again, when it is not.
+func Unchanged(a, b os.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
+}
+
 // tokenFile reads the API token from a file, re-reading it when its size or
 // modification time changes so rotation needs no restart.
 type tokenFile struct {
@@ -110,7 +121,7 @@ func (t *tokenFile) read() (string, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.stat != nil && os.SameFile(t.stat, fi) && t.stat.ModTime().Equal(fi.ModTime()) && t.stat.Size() == fi.Size() {
+	if t.stat != nil && Unchanged(t.stat, fi) {
 		return t.tok, nil
 	}
 	b, err := os.ReadFile(t.path)

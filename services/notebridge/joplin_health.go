@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -64,7 +65,7 @@ func (h *joplinHealth) Check(ctx context.Context) error {
 	for i, f := range h.files {
 		stamps[i], _ = os.Stat(f) // nil: no such file
 	}
-	if !h.checked.IsZero() && h.now().Sub(h.checked) < healthEvery && sameFiles(stamps, h.stamps) {
+	if !h.checked.IsZero() && h.now().Sub(h.checked) < healthEvery && slices.EqualFunc(stamps, h.stamps, joplin.Unchanged) {
 		return h.err
 	}
 	h.stamps = stamps
@@ -75,25 +76,6 @@ func (h *joplinHealth) Check(ctx context.Context) error {
 	}
 	h.checked = h.now()
 	return h.err
-}
-
-// sameFiles reports whether two stats of the same files show no change:
-// each absent in both, or the same file with the same size and times.
-func sameFiles(a, b []os.FileInfo) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		switch {
-		case a[i] == nil || b[i] == nil:
-			if a[i] != b[i] {
-				return false
-			}
-		case !os.SameFile(a[i], b[i]) || a[i].Size() != b[i].Size() || !a[i].ModTime().Equal(b[i].ModTime()):
-			return false
-		}
-	}
-	return true
 }
 
 // runJoplin runs `notebridge joplin forget`: the operator accepts the
