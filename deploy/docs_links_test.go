@@ -96,27 +96,34 @@ var (
 	htmlIDRe  = regexp.MustCompile(`<a\s+(?:name|id)="([^"]+)"`)
 )
 
-// markdownLinks returns the link targets outside code blocks and code
-// spans, with their line numbers.
-func markdownLinks(src string) []mdLink {
-	var out []mdLink
+// proseLines calls fn with each line of src outside fenced code blocks
+// and its 1-based number.
+func proseLines(src string, fn func(line string, n int)) {
 	inFence := false
 	for i, line := range strings.Split(src, "\n") {
 		if fenceRe.MatchString(line) {
 			inFence = !inFence
 			continue
 		}
-		if inFence {
-			continue
-		}
-		line = codeRe.ReplaceAllString(line, "")
-		for _, m := range inlineRe.FindAllStringSubmatch(line, -1) {
-			out = append(out, mdLink{m[1], i + 1})
-		}
-		if m := refDefRe.FindStringSubmatch(line); m != nil {
-			out = append(out, mdLink{m[1], i + 1})
+		if !inFence {
+			fn(line, i+1)
 		}
 	}
+}
+
+// markdownLinks returns the link targets outside code blocks and code
+// spans, with their line numbers.
+func markdownLinks(src string) []mdLink {
+	var out []mdLink
+	proseLines(src, func(line string, n int) {
+		line = codeRe.ReplaceAllString(line, "")
+		for _, m := range inlineRe.FindAllStringSubmatch(line, -1) {
+			out = append(out, mdLink{m[1], n})
+		}
+		if m := refDefRe.FindStringSubmatch(line); m != nil {
+			out = append(out, mdLink{m[1], n})
+		}
+	})
 	return out
 }
 
@@ -125,21 +132,13 @@ func markdownLinks(src string) []mdLink {
 func markdownAnchors(src string) map[string]bool {
 	out := map[string]bool{}
 	count := map[string]int{}
-	inFence := false
-	for _, line := range strings.Split(src, "\n") {
-		if fenceRe.MatchString(line) {
-			inFence = !inFence
-			continue
-		}
-		if inFence {
-			continue
-		}
+	proseLines(src, func(line string, _ int) {
 		for _, m := range htmlIDRe.FindAllStringSubmatch(line, -1) {
 			out[m[1]] = true
 		}
 		m := headingRe.FindStringSubmatch(line)
 		if m == nil {
-			continue
+			return
 		}
 		s := slug(m[2])
 		if n := count[s]; n > 0 {
@@ -148,7 +147,7 @@ func markdownAnchors(src string) map[string]bool {
 			out[s] = true
 		}
 		count[s]++
-	}
+	})
 	return out
 }
 
