@@ -14,12 +14,19 @@ import (
 
 func openTest(tb testing.TB) *Index {
 	tb.Helper()
+	ix := openEmpty(tb)
+	seed(tb, ix)
+	return ix
+}
+
+// openEmpty opens an index with no notes, closed when the test ends.
+func openEmpty(tb testing.TB) *Index {
+	tb.Helper()
 	ix, err := Open(context.Background(), filepath.Join(tb.TempDir(), "index.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { ix.Close() })
-	seed(tb, ix)
 	return ix
 }
 
@@ -217,13 +224,9 @@ func TestDiskFullIsRecognised(t *testing.T) {
 
 func TestAttachmentTextIsSearchedAndNamed(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(ctx, filepath.Join(t.TempDir(), "ix.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openEmpty(t)
 	res1, res2 := strings.Repeat("a", 32), strings.Repeat("b", 32)
-	err = ix.PutNotes(ctx, []Note{
+	err := ix.PutNotes(ctx, []Note{
 		{ID: "n1", Title: "Receipts", Body: "see attachments", Attachments: []Attachment{
 			{ID: res1, UpdatedTime: 5, Text: "Grocery receipt"}, {ID: res2, UpdatedTime: 7, Text: "Invoice 4711 for plumbing"}}},
 		{ID: "n2", Title: "Plumbing", Body: "call the plumber"},

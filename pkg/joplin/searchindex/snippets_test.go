@@ -3,7 +3,6 @@ package searchindex
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +13,7 @@ import (
 // for notes anywhere in the matches and for notes that do not match.
 func TestSnippetsAreSearchs(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(ctx, filepath.Join(t.TempDir(), "ix.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openEmpty(t)
 	var notes []Note
 	for i := range 40 {
 		n := Note{ID: fmt.Sprintf("n%02d", i), Title: fmt.Sprintf("Note %d", i), UpdatedTime: int64(i),
@@ -62,11 +57,7 @@ func TestSnippetsAreSearchs(t *testing.T) {
 // note) while the trash is empty, the trashed notes left out once not.
 func TestScopeLeavesOutTheTrash(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(ctx, filepath.Join(t.TempDir(), "ix.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openEmpty(t)
 	must(t, ix.PutNotes(ctx, []Note{{ID: "n1", Title: "kept"}, {ID: "n2", Title: "binned"}}))
 	q, _ := Parse("anything", time.Now())
 	if keep, err := ix.Scope(ctx, q, Options{}); keep != nil || err != nil {
